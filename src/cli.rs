@@ -1,0 +1,290 @@
+//! The command line: `deniable [serve]`, `researcher add`, `token create`, `survey create`,
+//! `simulate`.
+
+use std::io::{BufRead, IsTerminal};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::accounts;
+use crate::domain::{Email, Password, SurveyDefinition, SurveyDefinitionInput};
+use crate::error::AppError;
+use crate::serve;
+use crate::simulate::{simulate, SimulationPlan};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "deniable",
+    version,
+    about = "Surveys on sensitive yes/no questions, randomized on the respondent's device",
+    long_about = "Deniable serves surveys whose answers are randomized on each respondent's \
+                  device before anything is sent, so the server only holds deniable reports; \
+                  researchers get debiased estimates with confidence intervals.\n\n\
+                  Without a subcommand, `deniable` serves on 127.0.0.1:8080 with ./deniable.db."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve the web application (the default).
+    Serve(ServeArgs),
+    /// Manage researcher accounts.
+    #[command(subcommand)]
+    Researcher(ResearcherCommand),
+    /// Manage API tokens for scripts (`Authorization: Bearer <token>`).
+    #[command(subcommand)]
+    Token(TokenCommand),
+    /// Manage surveys.
+    #[command(subcommand)]
+    Survey(SurveyCommand),
+    /// Act as N respondents' devices against a running server, then compare the estimates
+    /// with the known truths. The demo and the load generator.
+    Simulate(SimulateArgs),
+}
+
+#[derive(Debug, Args)]
+struct DatabaseArgs {
+    /// The SQLite database file (created on first use).
+    #[arg(long, env = "DENIABLE_DB", default_value = "deniable.db")]
+    db: PathBuf,
+}
+
+#[derive(Debug, Args)]
+struct ServeArgs {
+    /// Address to listen on, HOST:PORT.
+    #[arg(long, env = "DENIABLE_ADDR", default_value = "127.0.0.1:8080")]
+    addr: String,
+    #[command(flatten)]
+    database: DatabaseArgs,
+    /// Directory with form.js, form.css and randomized_response.wasm.
+    #[arg(long, env = "DENIABLE_STATIC_DIR")]
+    static_dir: Option<PathBuf>,
+    /// HTTP worker threads (default: one per CPU).
+    #[arg(long, env = "DENIABLE_WORKERS")]
+    workers: Option<usize>,
+}
+
+impl ServeArgs {
+    /// The defaults and environment variables, as when no subcommand is given.
+    fn parse_from_env() -> Self {
+        #[derive(Parser)]
+        struct Only {
+            #[command(flatten)]
+            serve: ServeArgs,
+        }
+        Only::parse_from(["deniable"]).serve
+    }
+}
+
+#[derive(Debug, Subcommand)]
+enum ResearcherCommand {
+    /// Add a researcher. The password (at least 12 characters) is asked for on the
+    /// terminal, or read from the first line of standard input when it is not a terminal.
+    Add {
+        /// The researcher's e-mail address (their login).
+        email: String,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum TokenCommand {
+    /// Create an API token for a researcher and print it once; only its hash is stored.
+    Create {
+        /// The researcher's e-mail address.
+        email: String,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum SurveyCommand {
+    /// Create a draft survey from a JSON definition (the body `POST /api/surveys` takes):
+    /// {"title": "...", "description": "...", "planned_respondents": 1000,
+    ///  "questions": [{"text": "...", "epsilon": 1.0, "required": true}]}
+    Create {
+        /// The owner's e-mail address.
+        #[arg(long)]
+        owner: String,
+        /// The JSON definition file.
+        #[arg(long)]
+        file: PathBuf,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+}
+
+#[derive(Debug, Args)]
+struct SimulateArgs {
+    /// Base URL of the running server.
+    #[arg(long, default_value = "http://127.0.0.1:8080")]
+    url: String,
+    /// The survey's slug.
+    #[arg(long, default_value = "demo")]
+    survey: String,
+    /// How many respondents to simulate.
+    #[arg(long, default_value_t = 1000)]
+    respondents: usize,
+    /// Per question, the true proportion of yes, e.g. 0.3,0.1,0.05.
+    #[arg(long, value_delimiter = ',', required = true)]
+    truth: Vec<f64>,
+    /// Simultaneous requests in flight.
+    #[arg(long, default_value_t = 32)]
+    concurrency: usize,
+    /// Seed of the shuffle that decides which respondents hold a yes.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The survey owner's API token: with it, estimates are printed next to the truths.
+    #[arg(long, env = "DENIABLE_TOKEN", hide_env_values = true)]
+    token: Option<String>,
+}
+
+/// Runs the parsed command line.
+pub async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
+    match cli.command {
+        None => serve_command(ServeArgs::parse_from_env()).await,
+        Some(Command::Serve(args)) => serve_command(args).await,
+        Some(Command::Researcher(ResearcherCommand::Add { email, database })) => {
+            let email = Email::parse(&email)?;
+            let password = Password::parse(read_password()?)?;
+            let db = crate::db::Database::open(&database.db)?;
+            accounts::add_researcher(&db, email.clone(), password).await?;
+            println!("Added researcher {email}.");
+            Ok(())
+        }
+        Some(Command::Token(TokenCommand::Create { email, database })) => {
+            let db = crate::db::Database::open(&database.db)?;
+            let token = accounts::create_token(&db, Email::parse(&email)?).await?;
+            eprintln!(
+                "A new API token (shown only now; send it as `Authorization: Bearer <token>`):"
+            );
+            println!("{}", token.expose());
+            Ok(())
+        }
+        Some(Command::Survey(SurveyCommand::Create {
+            owner,
+            file,
+            database,
+        })) => {
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            let input: SurveyDefinitionInput = serde_json::from_str(&text)
+                .map_err(|e| format!("{} is not a survey definition: {e}", file.display()))?;
+            let definition = SurveyDefinition::parse(input)?;
+            let db = crate::db::Database::open(&database.db)?;
+            let survey = accounts::create_survey(&db, Email::parse(&owner)?, definition).await?;
+            println!(
+                "Created draft survey {slug}; open it with POST /api/surveys/{slug}/open. \
+                 Respondents will answer at /s/{slug}",
+                slug = survey.slug
+            );
+            Ok(())
+        }
+        Some(Command::Simulate(args)) => simulate_command(args).await,
+    }
+}
+
+async fn serve_command(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
+    let db = serve::prepare_database(&args.database.db).await?;
+    let workers = args
+        .workers
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from));
+    let static_dir = args.static_dir.unwrap_or_else(serve::default_static_dir);
+    let listening = serve::listen(&args.addr, db, static_dir, workers)?;
+    println!("Deniable is serving on http://{}", listening.addr);
+    println!(
+        "Demo survey for respondents: http://{}/s/demo",
+        listening.addr
+    );
+    listening.server.await?;
+    Ok(())
+}
+
+fn read_password() -> Result<String, AppError> {
+    let password = if std::io::stdin().is_terminal() {
+        let first = rpassword::prompt_password("Password (at least 12 characters): ")
+            .map_err(AppError::internal)?;
+        let again =
+            rpassword::prompt_password("Same password again: ").map_err(AppError::internal)?;
+        if first != again {
+            return Err(AppError::invalid(
+                "password_mismatch",
+                "the passwords differ",
+            ));
+        }
+        first
+    } else {
+        let mut line = String::new();
+        std::io::stdin()
+            .lock()
+            .read_line(&mut line)
+            .map_err(AppError::internal)?;
+        line.trim_end_matches(['\r', '\n']).to_owned()
+    };
+    Ok(password)
+}
+
+async fn simulate_command(args: SimulateArgs) -> Result<(), Box<dyn std::error::Error>> {
+    let plan = SimulationPlan {
+        base_url: args.url,
+        survey: args.survey,
+        respondents: args.respondents,
+        truths: args.truth,
+        concurrency: args.concurrency,
+        seed: args.seed,
+        token: args.token,
+    };
+    let progress = ProgressBar::new(plan.respondents as u64).with_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} respondents {per_sec} eta {eta}")
+            .map_err(|e| e.to_string())?,
+    );
+    let started = Instant::now();
+    let outcome = simulate(&plan, &progress).await?;
+    let seconds = started.elapsed().as_secs_f64();
+    println!(
+        "{} responses submitted in {seconds:.1} s ({:.0}/s)",
+        outcome.submitted,
+        outcome.submitted as f64 / seconds
+    );
+    for (index, question) in outcome.questions.iter().enumerate() {
+        println!(
+            "Q{} (id {}): truth {:.4} ({} of {})",
+            index + 1,
+            question.id,
+            question.true_proportion,
+            question.true_yes,
+            outcome.submitted
+        );
+        let Some(results) = &outcome.results else {
+            continue;
+        };
+        let Some(found) = results.questions.iter().find(|q| q.id == question.id) else {
+            continue;
+        };
+        match (found.estimate, &found.intervals.chernoff) {
+            (Some(estimate), Some(chernoff)) => println!(
+                "    estimate {estimate:.4}, {:.0} % Chernoff interval [{:.4}, {:.4}] {}",
+                results.confidence * 100.0,
+                chernoff.low,
+                chernoff.high,
+                if chernoff.contains(question.true_proportion) {
+                    "covers the truth"
+                } else {
+                    "MISSES the truth"
+                }
+            ),
+            _ => println!("    no data"),
+        }
+    }
+    if outcome.results.is_none() {
+        println!("(Give --token or DENIABLE_TOKEN, the owner's API token, to see the estimates.)");
+    }
+    Ok(())
+}

@@ -1,0 +1,115 @@
+//! Storage: one writer thread (group commit) and a small pool of read-only connections.
+//!
+//! All SQL lives in [`queries`], in synchronous functions taking `&Connection`; this module
+//! only decides which connection runs them and where.
+
+pub mod queries;
+mod writer;
+
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags};
+
+use crate::error::AppError;
+use writer::Writer;
+
+const READ_CONNECTIONS: usize = 4;
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A handle on the database; cheap to clone, shared by all HTTP workers.
+#[derive(Clone)]
+pub struct Database {
+    writer: Writer,
+    readers: Arc<ReadPool>,
+}
+
+impl Database {
+    /// Opens (creating if needed) the database file, applies `schema.sql`, starts the writer.
+    pub fn open(path: &Path) -> Result<Self, AppError> {
+        let write_connection = Connection::open(path)?;
+        configure(&write_connection)?;
+        queries::apply_schema(&write_connection)?;
+        // Readers open after the writer so that the file and its WAL already exist.
+        let readers = (0..READ_CONNECTIONS)
+            .map(|_| {
+                let connection = Connection::open_with_flags(
+                    path,
+                    OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+                )?;
+                connection.busy_timeout(BUSY_TIMEOUT)?;
+                connection.pragma_update(None, "query_only", true)?;
+                Ok(Mutex::new(connection))
+            })
+            .collect::<Result<Vec<_>, AppError>>()?;
+        Ok(Self {
+            writer: Writer::start(write_connection)?,
+            readers: Arc::new(ReadPool {
+                connections: readers,
+                next: AtomicUsize::new(0),
+            }),
+        })
+    }
+
+    /// Runs `work` in the writer's next group transaction; resolves only after COMMIT.
+    /// When `work` fails, its changes are rolled back and the rest of the group commits.
+    pub async fn write<T, F>(&self, work: F) -> Result<T, AppError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, AppError> + Send + 'static,
+    {
+        self.writer.submit(work).await
+    }
+
+    /// Runs `work` on a read-only connection on a blocking thread, off the async executor.
+    pub async fn read<T, F>(&self, work: F) -> Result<T, AppError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, AppError> + Send + 'static,
+    {
+        let readers = Arc::clone(&self.readers);
+        tokio::task::spawn_blocking(move || readers.with_connection(work))
+            .await
+            .map_err(|error| AppError::internal(format_args!("read task failed: {error}")))?
+    }
+}
+
+fn configure(connection: &Connection) -> Result<(), AppError> {
+    connection.busy_timeout(BUSY_TIMEOUT)?;
+    // WAL lets readers run while the writer commits; FULL makes each commit durable
+    // before the writer acknowledges it.
+    let mode: String = connection.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(AppError::internal(format_args!(
+            "the database refused WAL mode (got {mode})"
+        )));
+    }
+    connection.pragma_update(None, "synchronous", "FULL")?;
+    connection.pragma_update(None, "foreign_keys", true)?;
+    Ok(())
+}
+
+struct ReadPool {
+    connections: Vec<Mutex<Connection>>,
+    next: AtomicUsize,
+}
+
+impl ReadPool {
+    fn with_connection<T>(&self, work: impl FnOnce(&Connection) -> T) -> T {
+        let start = self.next.fetch_add(1, Ordering::Relaxed) % self.connections.len();
+        let free = (0..self.connections.len())
+            .map(|offset| &self.connections[(start + offset) % self.connections.len()])
+            .find_map(|slot| slot.try_lock().ok());
+        match free {
+            Some(connection) => work(&connection),
+            None => {
+                let connection = self.connections[start]
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                work(&connection)
+            }
+        }
+    }
+}

@@ -1,0 +1,479 @@
+//! Every SQL statement of Deniable: synchronous, parameterized, one connection argument.
+//! Owner checks are part of the queries themselves, so a non-owner sees nothing at all.
+
+use randomized_response::{PrivacyLevel, Tally};
+use rusqlite::{params, Connection, ErrorCode, OptionalExtension, Row};
+
+use crate::crypto::PasswordHash;
+use crate::domain::{
+    Email, Question, QuestionId, ResponseId, Slug, StoredReport, Submission, Survey,
+    SurveyDefinition, SurveyId, SurveyStatus, TokenHash,
+};
+use crate::error::AppError;
+
+const SCHEMA: &str = include_str!("../../schema.sql");
+
+pub fn apply_schema(connection: &Connection) -> Result<(), AppError> {
+    connection.execute_batch(SCHEMA)?;
+    Ok(())
+}
+
+fn is_unique_violation(error: &rusqlite::Error) -> bool {
+    matches!(error, rusqlite::Error::SqliteFailure(e, _)
+        if e.code == ErrorCode::ConstraintViolation
+            && e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE)
+}
+
+// SQLite integers are i64; counts in the domain are u64.
+fn count_to_sql(count: u64) -> Result<i64, AppError> {
+    i64::try_from(count).map_err(|_| AppError::internal(format_args!("count {count} too large")))
+}
+
+fn count_from_sql(count: i64) -> Result<u64, AppError> {
+    u64::try_from(count).map_err(|_| AppError::internal(format_args!("negative count {count}")))
+}
+
+fn stored_level(epsilon: f64) -> Result<PrivacyLevel, AppError> {
+    PrivacyLevel::new(epsilon)
+        .map_err(|error| AppError::internal(format_args!("stored ε {epsilon}: {error}")))
+}
+
+// --- researchers and tokens ---------------------------------------------------------------
+
+pub fn insert_researcher(
+    connection: &Connection,
+    email: &Email,
+    password: &PasswordHash,
+) -> Result<(), AppError> {
+    connection
+        .execute(
+            "INSERT INTO researchers (email, password_hash, password_salt) VALUES (?1, ?2, ?3)",
+            params![email.as_str(), password.hash(), password.salt()],
+        )
+        .map_err(|error| {
+            if is_unique_violation(&error) {
+                AppError::conflict(
+                    "researcher_exists",
+                    format!("a researcher with e-mail {email} already exists"),
+                )
+            } else {
+                error.into()
+            }
+        })?;
+    Ok(())
+}
+
+pub fn researcher_id(connection: &Connection, email: &Email) -> Result<Option<i64>, AppError> {
+    Ok(connection
+        .query_row(
+            "SELECT id FROM researchers WHERE email = ?1",
+            [email.as_str()],
+            |row| row.get(0),
+        )
+        .optional()?)
+}
+
+pub fn researcher_for_token(
+    connection: &Connection,
+    token: &TokenHash,
+) -> Result<Option<i64>, AppError> {
+    Ok(connection
+        .query_row(
+            "SELECT researcher_id FROM api_tokens WHERE token_hash = ?1",
+            [token.as_bytes()],
+            |row| row.get(0),
+        )
+        .optional()?)
+}
+
+pub fn insert_token(
+    connection: &Connection,
+    email: &Email,
+    token: &TokenHash,
+) -> Result<(), AppError> {
+    let inserted = connection.execute(
+        "INSERT INTO api_tokens (token_hash, researcher_id)
+         SELECT ?1, id FROM researchers WHERE email = ?2",
+        params![token.as_bytes(), email.as_str()],
+    )?;
+    if inserted == 0 {
+        return Err(AppError::NotFound("researcher"));
+    }
+    Ok(())
+}
+
+// --- surveys ------------------------------------------------------------------------------
+
+pub fn insert_survey(
+    connection: &Connection,
+    owner_id: i64,
+    slug: &Slug,
+    definition: &SurveyDefinition,
+    status: SurveyStatus,
+) -> Result<SurveyId, AppError> {
+    connection
+        .execute(
+            "INSERT INTO surveys (slug, owner_id, title, description, status, planned_respondents)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                slug.as_str(),
+                owner_id,
+                definition.title(),
+                definition.description(),
+                status.as_str(),
+                count_to_sql(definition.planned_respondents())?,
+            ],
+        )
+        .map_err(|error| {
+            if is_unique_violation(&error) {
+                AppError::conflict("slug_taken", format!("the slug {slug} is taken"))
+            } else {
+                error.into()
+            }
+        })?;
+    let survey_id = connection.last_insert_rowid();
+    let mut insert_question = connection.prepare(
+        "INSERT INTO questions (survey_id, position, text, epsilon, required)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    for (position, question) in (0_i64..).zip(definition.questions()) {
+        insert_question.execute(params![
+            survey_id,
+            position,
+            question.text(),
+            question.level().epsilon(),
+            question.required(),
+        ])?;
+    }
+    Ok(SurveyId::from_stored(survey_id))
+}
+
+/// Creates the demo owner (no password: it can never log in) and the open demo survey,
+/// unless they exist. Returns whether the survey was created.
+pub fn ensure_demo_survey(connection: &Connection) -> Result<bool, AppError> {
+    if find_survey(connection, &Slug::demo())?.is_some() {
+        return Ok(false);
+    }
+    connection.execute(
+        "INSERT OR IGNORE INTO researchers (email) VALUES (?1)",
+        [Email::demo_owner().as_str()],
+    )?;
+    let owner_id = researcher_id(connection, &Email::demo_owner())?
+        .ok_or_else(|| AppError::internal("the demo owner was not created"))?;
+    insert_survey(
+        connection,
+        owner_id,
+        &Slug::demo(),
+        &SurveyDefinition::demo(),
+        SurveyStatus::Open,
+    )?;
+    Ok(true)
+}
+
+/// Any survey by slug: what respondents may see.
+pub fn find_survey(connection: &Connection, slug: &Slug) -> Result<Option<Survey>, AppError> {
+    load_survey(connection, slug, None)
+}
+
+/// A survey by slug, only if the token belongs to its owner.
+pub fn find_owned_survey(
+    connection: &Connection,
+    slug: &Slug,
+    owner: &TokenHash,
+) -> Result<Option<Survey>, AppError> {
+    load_survey(connection, slug, Some(owner))
+}
+
+fn load_survey(
+    connection: &Connection,
+    slug: &Slug,
+    owner: Option<&TokenHash>,
+) -> Result<Option<Survey>, AppError> {
+    let found = connection
+        .query_row(
+            "SELECT id, title, description, status, planned_respondents FROM surveys
+             WHERE slug = ?1
+               AND (?2 IS NULL
+                    OR owner_id IN (SELECT researcher_id FROM api_tokens WHERE token_hash = ?2))",
+            params![slug.as_str(), owner.map(TokenHash::as_bytes)],
+            |row| {
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, String>(2)?,
+                    row.get::<_, String>(3)?,
+                    row.get::<_, i64>(4)?,
+                ))
+            },
+        )
+        .optional()?;
+    let Some((id, title, description, status, planned_respondents)) = found else {
+        return Ok(None);
+    };
+    let planned_respondents = count_from_sql(planned_respondents)?;
+    let mut statement = connection.prepare(
+        "SELECT id, position, text, epsilon, required FROM questions
+         WHERE survey_id = ?1 ORDER BY position",
+    )?;
+    let questions = statement
+        .query_map([id], |row| {
+            Ok((
+                row.get::<_, i64>(0)?,
+                row.get::<_, u32>(1)?,
+                row.get::<_, String>(2)?,
+                row.get::<_, f64>(3)?,
+                row.get::<_, bool>(4)?,
+            ))
+        })?
+        .map(|row| {
+            let (id, position, text, epsilon, required) = row?;
+            Ok(Question {
+                id: QuestionId::from_stored(id),
+                position,
+                text,
+                level: stored_level(epsilon)?,
+                required,
+            })
+        })
+        .collect::<Result<Vec<_>, AppError>>()?;
+    Ok(Some(Survey {
+        id: SurveyId::from_stored(id),
+        slug: slug.clone(),
+        title,
+        description,
+        status: SurveyStatus::from_stored(&status)?,
+        planned_respondents,
+        questions,
+    }))
+}
+
+/// Moves an owned survey from `from` to `to`; 404 when not owned, 409 when in another state.
+pub fn change_status(
+    connection: &Connection,
+    slug: &Slug,
+    owner: &TokenHash,
+    from: SurveyStatus,
+    to: SurveyStatus,
+) -> Result<(), AppError> {
+    let changed = connection.execute(
+        "UPDATE surveys SET status = ?1
+         WHERE slug = ?2 AND status = ?3
+           AND owner_id IN (SELECT researcher_id FROM api_tokens WHERE token_hash = ?4)",
+        params![to.as_str(), slug.as_str(), from.as_str(), owner.as_bytes()],
+    )?;
+    if changed == 1 {
+        return Ok(());
+    }
+    match find_owned_survey(connection, slug, owner)? {
+        None => Err(AppError::NotFound("survey")),
+        Some(survey) => Err(AppError::conflict(
+            "invalid_status_change",
+            format!(
+                "the survey is {}; only a {} survey can become {}",
+                survey.status.as_str(),
+                from.as_str(),
+                to.as_str()
+            ),
+        )),
+    }
+}
+
+// --- responses ----------------------------------------------------------------------------
+
+/// Stores a response and updates the tallies, if the survey is (still) open.
+pub fn insert_response(
+    connection: &Connection,
+    survey_id: SurveyId,
+    response_id: &ResponseId,
+    submission: &Submission,
+) -> Result<(), AppError> {
+    // Checked inside the write transaction, so a concurrent close is respected.
+    let status: String = connection
+        .query_row(
+            "SELECT status FROM surveys WHERE id = ?1",
+            [survey_id.get()],
+            |row| row.get(0),
+        )
+        .optional()?
+        .ok_or(AppError::NotFound("survey"))?;
+    if SurveyStatus::from_stored(&status)? != SurveyStatus::Open {
+        return Err(AppError::conflict(
+            "survey_not_open",
+            format!("this survey is {status} and does not accept responses"),
+        ));
+    }
+    connection.execute(
+        "INSERT INTO responses (survey_id, response_id) VALUES (?1, ?2)",
+        params![survey_id.get(), response_id.as_str()],
+    )?;
+    let mut insert_report = connection.prepare_cached(
+        "INSERT INTO reports (response_id, question_id, epsilon, report) VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    let mut count_report = connection.prepare_cached(
+        "INSERT INTO tallies (question_id, epsilon, n, reported_yes) VALUES (?1, ?2, 1, ?3)
+         ON CONFLICT (question_id, epsilon)
+         DO UPDATE SET n = n + 1, reported_yes = reported_yes + excluded.reported_yes",
+    )?;
+    for report in submission.reports() {
+        let (question_id, epsilon) = (report.question_id.get(), report.level.epsilon());
+        insert_report.execute(params![
+            response_id.as_str(),
+            question_id,
+            epsilon,
+            report.report
+        ])?;
+        count_report.execute(params![question_id, epsilon, report.report])?;
+    }
+    Ok(())
+}
+
+pub fn find_response(
+    connection: &Connection,
+    slug: &Slug,
+    response_id: &ResponseId,
+) -> Result<Option<Vec<StoredReport>>, AppError> {
+    let mut statement = connection.prepare(
+        "SELECT reports.question_id, reports.epsilon, reports.report
+         FROM responses
+         JOIN surveys ON surveys.id = responses.survey_id
+         JOIN reports ON reports.response_id = responses.response_id
+         JOIN questions ON questions.id = reports.question_id
+         WHERE surveys.slug = ?1 AND responses.response_id = ?2
+         ORDER BY questions.position",
+    )?;
+    let reports = statement
+        .query_map(params![slug.as_str(), response_id.as_str()], |row| {
+            Ok((row.get::<_, i64>(0)?, row.get::<_, f64>(1)?, row.get(2)?))
+        })?
+        .map(|row| {
+            let (question_id, epsilon, report) = row?;
+            Ok(StoredReport {
+                question_id: QuestionId::from_stored(question_id),
+                level: stored_level(epsilon)?,
+                report,
+            })
+        })
+        .collect::<Result<Vec<_>, AppError>>()?;
+    Ok((!reports.is_empty()).then_some(reports))
+}
+
+/// Withdraws a response: its reports go, and the tallies forget them.
+pub fn delete_response(
+    connection: &Connection,
+    slug: &Slug,
+    response_id: &ResponseId,
+) -> Result<(), AppError> {
+    let reports =
+        find_response(connection, slug, response_id)?.ok_or(AppError::NotFound("response"))?;
+    let mut uncount_report = connection.prepare_cached(
+        "UPDATE tallies SET n = n - 1, reported_yes = reported_yes - ?3
+         WHERE question_id = ?1 AND epsilon = ?2",
+    )?;
+    for report in &reports {
+        uncount_report.execute(params![
+            report.question_id.get(),
+            report.level.epsilon(),
+            report.report
+        ])?;
+    }
+    connection.execute(
+        "DELETE FROM reports WHERE response_id = ?1",
+        [response_id.as_str()],
+    )?;
+    connection.execute(
+        "DELETE FROM responses WHERE response_id = ?1",
+        [response_id.as_str()],
+    )?;
+    Ok(())
+}
+
+// --- results and exports ------------------------------------------------------------------
+
+/// One question's running counts at one ε.
+pub struct QuestionTally {
+    pub question_id: QuestionId,
+    pub level: PrivacyLevel,
+    pub tally: Tally,
+}
+
+pub fn survey_tallies(
+    connection: &Connection,
+    survey_id: SurveyId,
+) -> Result<Vec<QuestionTally>, AppError> {
+    let mut statement = connection.prepare(
+        "SELECT tallies.question_id, tallies.epsilon, tallies.n, tallies.reported_yes
+         FROM tallies JOIN questions ON questions.id = tallies.question_id
+         WHERE questions.survey_id = ?1 AND tallies.n > 0",
+    )?;
+    let tallies = statement
+        .query_map([survey_id.get()], |row| {
+            Ok((
+                row.get::<_, i64>(0)?,
+                row.get::<_, f64>(1)?,
+                row.get::<_, i64>(2)?,
+                row.get::<_, i64>(3)?,
+            ))
+        })?
+        .map(|row| {
+            let (question_id, epsilon, n, reported_yes) = row?;
+            Ok(QuestionTally {
+                question_id: QuestionId::from_stored(question_id),
+                level: stored_level(epsilon)?,
+                tally: Tally::new(count_from_sql(n)?, count_from_sql(reported_yes)?)
+                    .map_err(|error| AppError::internal(format_args!("stored tally: {error}")))?,
+            })
+        })
+        .collect::<Result<Vec<_>, AppError>>()?;
+    Ok(tallies)
+}
+
+/// One exported row: one report of one response.
+pub struct ExportRow {
+    pub response_id: ResponseId,
+    pub question_id: QuestionId,
+    pub level: PrivacyLevel,
+    pub report: bool,
+}
+
+/// The reports of the next `max_responses` responses after `after`, by response id
+/// (keyset pagination: each page is one short read, whatever the table size).
+pub fn export_page(
+    connection: &Connection,
+    survey_id: SurveyId,
+    after: Option<&ResponseId>,
+    max_responses: u32,
+) -> Result<Vec<ExportRow>, AppError> {
+    let mut statement = connection.prepare_cached(
+        "SELECT reports.response_id, reports.question_id, reports.epsilon, reports.report
+         FROM reports JOIN questions ON questions.id = reports.question_id
+         WHERE reports.response_id IN (
+             SELECT response_id FROM responses
+             WHERE survey_id = ?1 AND response_id > ?2
+             ORDER BY response_id LIMIT ?3)
+         ORDER BY reports.response_id, questions.position",
+    )?;
+    let rows = statement
+        .query_map(
+            params![
+                survey_id.get(),
+                after.map_or("", ResponseId::as_str),
+                max_responses
+            ],
+            export_row,
+        )?
+        .map(|row| {
+            let (response_id, question_id, epsilon, report) = row?;
+            Ok(ExportRow {
+                response_id: ResponseId::from_stored(response_id),
+                question_id: QuestionId::from_stored(question_id),
+                level: stored_level(epsilon)?,
+                report,
+            })
+        })
+        .collect::<Result<Vec<_>, AppError>>()?;
+    Ok(rows)
+}
+
+fn export_row(row: &Row<'_>) -> rusqlite::Result<(String, i64, f64, bool)> {
+    Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+}

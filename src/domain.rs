@@ -1,0 +1,597 @@
+//! Domain types: input is parsed into these once, at the edge, and trusted afterwards.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use randomized_response::PrivacyLevel;
+use serde::Deserialize;
+
+use crate::crypto::{random_bytes, sha256};
+use crate::error::AppError;
+
+pub const MAX_QUESTIONS: usize = 100;
+pub const MAX_TITLE_CHARS: usize = 200;
+pub const MAX_DESCRIPTION_CHARS: usize = 4_000;
+pub const MAX_QUESTION_CHARS: usize = 1_000;
+pub const MAX_PLANNED_RESPONDENTS: u64 = 1_000_000_000;
+pub const DEFAULT_PLANNED_RESPONDENTS: u64 = 1_000;
+pub const MIN_PASSWORD_CHARS: usize = 12;
+
+/// A survey's public name in URLs: 1 to 64 of `a-z`, `0-9` and inner `-`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Slug(String);
+
+impl Slug {
+    const MAX_CHARS: usize = 64;
+
+    pub fn parse(text: &str) -> Result<Self, AppError> {
+        let well_formed = !text.is_empty()
+            && text.len() <= Self::MAX_CHARS
+            && !text.starts_with('-')
+            && !text.ends_with('-')
+            && text
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+        if well_formed {
+            Ok(Self(text.to_owned()))
+        } else {
+            // An ill-formed slug names no survey.
+            Err(AppError::NotFound("survey"))
+        }
+    }
+
+    /// A readable, unguessable slug: the title's words and a random suffix.
+    pub fn generate(title: &str) -> Result<Self, AppError> {
+        let mut words = String::new();
+        for c in title.chars().flat_map(char::to_lowercase) {
+            if c.is_ascii_alphanumeric() {
+                words.push(c);
+            } else if !words.is_empty() && !words.ends_with('-') {
+                words.push('-');
+            }
+            if words.len() >= 40 {
+                break;
+            }
+        }
+        let words = words.trim_end_matches('-');
+        let suffix = hex::encode(random_bytes::<4>()?);
+        let slug = if words.is_empty() {
+            suffix
+        } else {
+            format!("{words}-{suffix}")
+        };
+        Self::parse(&slug)
+    }
+
+    pub fn demo() -> Self {
+        Self("demo".to_owned())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Slug {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A researcher's e-mail address, lower-cased.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Email(String);
+
+impl Email {
+    pub fn parse(text: &str) -> Result<Self, AppError> {
+        let text = text.trim().to_lowercase();
+        let plausible = text.len() <= 254
+            && !text.chars().any(char::is_whitespace)
+            && matches!(text.split_once('@'), Some((local, domain))
+                if !local.is_empty() && !domain.is_empty() && !domain.contains('@'));
+        if plausible {
+            Ok(Self(text))
+        } else {
+            Err(AppError::invalid(
+                "invalid_email",
+                "an e-mail address looks like name@example.org",
+            ))
+        }
+    }
+
+    /// The built-in owner of the demo survey; it has no password and cannot log in.
+    pub fn demo_owner() -> Self {
+        Self("demo@localhost".to_owned())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Email {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A password long enough to be worth hashing.
+pub struct Password(String);
+
+impl Password {
+    pub fn parse(text: String) -> Result<Self, AppError> {
+        if text.chars().count() < MIN_PASSWORD_CHARS {
+            return Err(AppError::invalid(
+                "weak_password",
+                format!("a password needs at least {MIN_PASSWORD_CHARS} characters"),
+            ));
+        }
+        Ok(Self(text))
+    }
+
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Password {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Password(..)")
+    }
+}
+
+/// A researcher's API bearer token: 32 random bytes, base64url. Shown once, stored hashed.
+pub struct ApiToken(String);
+
+impl ApiToken {
+    pub fn generate() -> Result<Self, AppError> {
+        Ok(Self(URL_SAFE_NO_PAD.encode(random_bytes::<32>()?)))
+    }
+
+    pub fn hash(&self) -> TokenHash {
+        TokenHash(sha256(self.0.as_bytes()))
+    }
+
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+/// What the database knows of a token: its SHA-256.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TokenHash([u8; 32]);
+
+impl TokenHash {
+    /// Hashes whatever the client presented; an unknown token simply matches nothing.
+    pub fn of_presented(token: &str) -> Self {
+        Self(sha256(token.as_bytes()))
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// A respondent's secret receipt: 32 random bytes, base64url (43 characters).
+/// Never stored; only its hash (the response id) is.
+pub struct Receipt(String);
+
+impl Receipt {
+    const BYTES: usize = 32;
+
+    pub fn generate() -> Result<Self, AppError> {
+        Ok(Self(
+            URL_SAFE_NO_PAD.encode(random_bytes::<{ Self::BYTES }>()?),
+        ))
+    }
+
+    pub fn parse(text: &str) -> Result<Self, AppError> {
+        match URL_SAFE_NO_PAD.decode(text) {
+            Ok(bytes) if bytes.len() == Self::BYTES => Ok(Self(text.to_owned())),
+            // A malformed receipt belongs to no response.
+            _ => Err(AppError::NotFound("response")),
+        }
+    }
+
+    /// The stored id: hex SHA-256 of the receipt's text, so `printf %s RECEIPT | sha256sum`
+    /// lets anyone check which exported rows are theirs.
+    pub fn response_id(&self) -> ResponseId {
+        ResponseId(hex::encode(sha256(self.0.as_bytes())))
+    }
+
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The only identifier of a stored response: 64 hex characters.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ResponseId(String);
+
+impl ResponseId {
+    pub fn from_stored(text: String) -> Self {
+        Self(text)
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The server's half of a submission's seed: 32 fresh random bytes per definition request.
+pub struct Nonce([u8; 32]);
+
+impl Nonce {
+    pub fn generate() -> Result<Self, AppError> {
+        Ok(Self(random_bytes()?))
+    }
+
+    pub fn to_hex(&self) -> String {
+        hex::encode(self.0)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SurveyStatus {
+    Draft,
+    Open,
+    Closed,
+}
+
+impl SurveyStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Draft => "draft",
+            Self::Open => "open",
+            Self::Closed => "closed",
+        }
+    }
+
+    pub fn from_stored(text: &str) -> Result<Self, AppError> {
+        match text {
+            "draft" => Ok(Self::Draft),
+            "open" => Ok(Self::Open),
+            "closed" => Ok(Self::Closed),
+            other => Err(AppError::internal(format_args!(
+                "unknown survey status {other:?} in the database"
+            ))),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct QuestionId(i64);
+
+impl QuestionId {
+    pub fn from_stored(id: i64) -> Self {
+        Self(id)
+    }
+
+    pub fn get(self) -> i64 {
+        self.0
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SurveyId(i64);
+
+impl SurveyId {
+    pub fn from_stored(id: i64) -> Self {
+        Self(id)
+    }
+
+    pub fn get(self) -> i64 {
+        self.0
+    }
+}
+
+/// A stored survey with its questions in position order.
+#[derive(Debug, Clone)]
+pub struct Survey {
+    pub id: SurveyId,
+    pub slug: Slug,
+    pub title: String,
+    pub description: String,
+    pub status: SurveyStatus,
+    pub planned_respondents: u64,
+    pub questions: Vec<Question>,
+}
+
+impl Survey {
+    pub fn total_epsilon(&self) -> f64 {
+        randomized_response::total_epsilon(self.questions.iter().map(|q| q.level))
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Question {
+    pub id: QuestionId,
+    pub position: u32,
+    pub text: String,
+    pub level: PrivacyLevel,
+    pub required: bool,
+}
+
+/// The JSON a researcher sends to create a survey (`POST /api/surveys`, `survey create`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SurveyDefinitionInput {
+    title: String,
+    #[serde(default)]
+    description: String,
+    planned_respondents: Option<u64>,
+    questions: Vec<QuestionDefinitionInput>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct QuestionDefinitionInput {
+    text: String,
+    epsilon: f64,
+    #[serde(default = "required_by_default")]
+    required: bool,
+}
+
+fn required_by_default() -> bool {
+    true
+}
+
+/// A validated survey definition, ready to store as a draft.
+#[derive(Debug, Clone)]
+pub struct SurveyDefinition {
+    title: String,
+    description: String,
+    planned_respondents: u64,
+    questions: Vec<QuestionDefinition>,
+}
+
+#[derive(Debug, Clone)]
+pub struct QuestionDefinition {
+    text: String,
+    level: PrivacyLevel,
+    required: bool,
+}
+
+impl SurveyDefinition {
+    pub fn parse(input: SurveyDefinitionInput) -> Result<Self, AppError> {
+        let title = bounded_text("title", &input.title, 1, MAX_TITLE_CHARS)?;
+        let description =
+            bounded_text("description", &input.description, 0, MAX_DESCRIPTION_CHARS)?;
+        let planned_respondents = input
+            .planned_respondents
+            .unwrap_or(DEFAULT_PLANNED_RESPONDENTS);
+        if !(1..=MAX_PLANNED_RESPONDENTS).contains(&planned_respondents) {
+            return Err(AppError::invalid(
+                "invalid_planned_respondents",
+                format!("planned_respondents must be between 1 and {MAX_PLANNED_RESPONDENTS}"),
+            ));
+        }
+        if input.questions.is_empty() || input.questions.len() > MAX_QUESTIONS {
+            return Err(AppError::invalid(
+                "invalid_questions",
+                format!("a survey has between 1 and {MAX_QUESTIONS} questions"),
+            ));
+        }
+        let questions = input
+            .questions
+            .into_iter()
+            .enumerate()
+            .map(|(index, question)| {
+                let field = format!("questions[{index}].text");
+                Ok(QuestionDefinition {
+                    text: bounded_text(&field, &question.text, 1, MAX_QUESTION_CHARS)?,
+                    level: PrivacyLevel::new(question.epsilon).map_err(|error| {
+                        AppError::invalid(
+                            "invalid_epsilon",
+                            format!(
+                                "questions[{index}].epsilon must be between {} and {}: {error}",
+                                PrivacyLevel::MIN_EPSILON,
+                                PrivacyLevel::MAX_EPSILON
+                            ),
+                        )
+                    })?,
+                    required: question.required,
+                })
+            })
+            .collect::<Result<_, AppError>>()?;
+        Ok(Self {
+            title,
+            description,
+            planned_respondents,
+            questions,
+        })
+    }
+
+    /// The demo survey created on first start.
+    pub fn demo() -> Self {
+        let question = |text: &str, epsilon: f64| QuestionDefinition {
+            text: text.to_owned(),
+            level: PrivacyLevel::new(epsilon).expect("the demo's ε values are in range"),
+            required: true,
+        };
+        Self {
+            title: "Demo: three sensitive questions".to_owned(),
+            description: "A demonstration of Deniable. Answer honestly: your device flips \
+                          biased coins before anything is sent, so no single answer can be \
+                          held against you."
+                .to_owned(),
+            planned_respondents: DEFAULT_PLANNED_RESPONDENTS,
+            questions: vec![
+                question(
+                    "In the past year, have you used a performance-enhancing drug?",
+                    0.5,
+                ),
+                // ε = ln 3 is Warner's classic coin protocol (p = 3/4).
+                question("Have you ever cheated on an exam?", 3f64.ln()),
+                question(
+                    "In the past month, have you driven after drinking alcohol?",
+                    2.0,
+                ),
+            ],
+        }
+    }
+
+    pub fn title(&self) -> &str {
+        &self.title
+    }
+
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    pub fn planned_respondents(&self) -> u64 {
+        self.planned_respondents
+    }
+
+    pub fn questions(&self) -> &[QuestionDefinition] {
+        &self.questions
+    }
+}
+
+impl QuestionDefinition {
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    pub fn level(&self) -> PrivacyLevel {
+        self.level
+    }
+
+    pub fn required(&self) -> bool {
+        self.required
+    }
+}
+
+fn bounded_text(field: &str, text: &str, min: usize, max: usize) -> Result<String, AppError> {
+    let text = text.trim();
+    let chars = text.chars().count();
+    if chars < min || chars > max {
+        return Err(AppError::invalid(
+            "invalid_text",
+            format!("{field} must have between {min} and {max} characters"),
+        ));
+    }
+    if text.chars().any(|c| c.is_control() && c != '\n') {
+        return Err(AppError::invalid(
+            "invalid_text",
+            format!("{field} must not contain control characters"),
+        ));
+    }
+    Ok(text.to_owned())
+}
+
+/// The JSON a respondent's device posts: question id → report (0 or 1).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubmissionInput {
+    answers: BTreeMap<String, u8>,
+}
+
+/// A validated submission: one report per answered question, in question order.
+#[derive(Debug, Clone)]
+pub struct Submission {
+    reports: Vec<StoredReport>,
+}
+
+/// One question's part of a response, as stored.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StoredReport {
+    pub question_id: QuestionId,
+    pub level: PrivacyLevel,
+    pub report: bool,
+}
+
+impl Submission {
+    pub fn parse(input: SubmissionInput, survey: &Survey) -> Result<Self, AppError> {
+        let mut reports_by_id = BTreeMap::new();
+        for (key, value) in input.answers {
+            let question = key
+                .parse::<i64>()
+                .ok()
+                .and_then(|id| survey.questions.iter().find(|q| q.id.get() == id))
+                .ok_or_else(|| {
+                    AppError::invalid(
+                        "unknown_question",
+                        format!("this survey has no question with id {key:?}"),
+                    )
+                })?;
+            let report = match value {
+                0 => false,
+                1 => true,
+                other => {
+                    return Err(AppError::invalid(
+                        "invalid_report",
+                        format!("the report for question {key} is {other}; a report is 0 or 1"),
+                    ))
+                }
+            };
+            reports_by_id.insert(question.id, report);
+        }
+        let mut reports = Vec::with_capacity(reports_by_id.len());
+        for question in &survey.questions {
+            match reports_by_id.get(&question.id) {
+                Some(&report) => reports.push(StoredReport {
+                    question_id: question.id,
+                    level: question.level,
+                    report,
+                }),
+                None if question.required => {
+                    return Err(AppError::invalid(
+                        "missing_answer",
+                        format!("question {} is required", question.id.get()),
+                    ))
+                }
+                None => {}
+            }
+        }
+        if reports.is_empty() {
+            return Err(AppError::invalid(
+                "empty_submission",
+                "a submission answers at least one question",
+            ));
+        }
+        Ok(Self { reports })
+    }
+
+    pub fn reports(&self) -> &[StoredReport] {
+        &self.reports
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_are_lowercase_words_and_dashes() {
+        assert!(Slug::parse("demo").is_ok());
+        assert!(Slug::parse("drug-use-2024").is_ok());
+        for bad in ["", "-a", "a-", "A", "a/b", "../etc", "a b", &"x".repeat(65)] {
+            assert!(Slug::parse(bad).is_err(), "{bad:?} was accepted");
+        }
+    }
+
+    #[test]
+    fn generated_slugs_keep_the_title_words_and_add_randomness() {
+        let slug = Slug::generate("Drug use, 2024!").unwrap();
+        assert!(slug.as_str().starts_with("drug-use-2024-"), "{slug}");
+        assert_ne!(slug, Slug::generate("Drug use, 2024!").unwrap());
+    }
+
+    #[test]
+    fn a_receipt_round_trips_and_hashes_to_64_hex_characters() {
+        let receipt = Receipt::generate().unwrap();
+        let parsed = Receipt::parse(receipt.expose()).unwrap();
+        assert_eq!(parsed.response_id(), receipt.response_id());
+        assert_eq!(receipt.response_id().as_str().len(), 64);
+        assert!(Receipt::parse("short").is_err());
+    }
+
+    #[test]
+    fn passwords_need_twelve_characters() {
+        assert!(Password::parse("elevenchars".to_owned()).is_err());
+        assert!(Password::parse("twelve chars".to_owned()).is_ok());
+    }
+}

@@ -1,0 +1,148 @@
+//! The one application error type, and the one place it becomes an HTTP response.
+
+use std::fmt;
+
+use actix_web::http::{header, StatusCode};
+use actix_web::{HttpResponse, ResponseError};
+use serde::Serialize;
+
+/// Everything that can go wrong while serving a request or running a command.
+///
+/// Client mistakes carry a stable machine-readable `code` and a message meant for people;
+/// `Internal` carries the cause for the log only, never for the client.
+#[derive(Debug)]
+pub enum AppError {
+    /// 400: the request is well-formed HTTP but its content is not acceptable.
+    Invalid { code: &'static str, message: String },
+    /// 401: an owner-only route without a usable bearer token.
+    Unauthorized,
+    /// 404: the thing does not exist, or it is not the caller's to see.
+    NotFound(&'static str),
+    /// 405
+    MethodNotAllowed,
+    /// 409: the request conflicts with the current state (e.g. survey not open).
+    Conflict { code: &'static str, message: String },
+    /// 413
+    PayloadTooLarge { limit_bytes: usize },
+    /// 415
+    UnsupportedMediaType,
+    /// 500: a bug or an environment failure; the cause goes to the log.
+    Internal(String),
+}
+
+impl AppError {
+    pub fn invalid(code: &'static str, message: impl Into<String>) -> Self {
+        Self::Invalid {
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
+        Self::Conflict {
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn internal(cause: impl fmt::Display) -> Self {
+        Self::Internal(cause.to_string())
+    }
+
+    fn code(&self) -> &'static str {
+        match self {
+            Self::Invalid { code, .. } | Self::Conflict { code, .. } => code,
+            Self::Unauthorized => "unauthorized",
+            Self::NotFound(_) => "not_found",
+            Self::MethodNotAllowed => "method_not_allowed",
+            Self::PayloadTooLarge { .. } => "payload_too_large",
+            Self::UnsupportedMediaType => "unsupported_media_type",
+            Self::Internal(_) => "internal",
+        }
+    }
+
+    /// What the client is told; for `Internal` deliberately nothing about the cause.
+    fn public_message(&self) -> String {
+        match self {
+            Self::Invalid { message, .. } | Self::Conflict { message, .. } => message.clone(),
+            Self::Unauthorized => {
+                "this route needs an `Authorization: Bearer <token>` header with a valid API token"
+                    .to_owned()
+            }
+            Self::NotFound(what) => format!("{what} not found"),
+            Self::MethodNotAllowed => "this method is not allowed on this route".to_owned(),
+            Self::PayloadTooLarge { limit_bytes } => {
+                format!("the request body is larger than the limit of {limit_bytes} bytes")
+            }
+            Self::UnsupportedMediaType => {
+                "the request body must be JSON with `Content-Type: application/json`".to_owned()
+            }
+            Self::Internal(_) => "internal error; the cause has been logged".to_owned(),
+        }
+    }
+}
+
+impl fmt::Display for AppError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Internal(cause) => write!(f, "internal error: {cause}"),
+            other => write!(f, "{}: {}", other.code(), other.public_message()),
+        }
+    }
+}
+
+impl std::error::Error for AppError {}
+
+impl From<rusqlite::Error> for AppError {
+    fn from(error: rusqlite::Error) -> Self {
+        Self::internal(format_args!("database: {error}"))
+    }
+}
+
+impl From<askama::Error> for AppError {
+    fn from(error: askama::Error) -> Self {
+        Self::internal(format_args!("template rendering: {error}"))
+    }
+}
+
+#[derive(Serialize)]
+struct ErrorBody<'a> {
+    error: ErrorDetail<'a>,
+}
+
+#[derive(Serialize)]
+struct ErrorDetail<'a> {
+    code: &'a str,
+    message: String,
+}
+
+impl ResponseError for AppError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            Self::Invalid { .. } => StatusCode::BAD_REQUEST,
+            Self::Unauthorized => StatusCode::UNAUTHORIZED,
+            Self::NotFound(_) => StatusCode::NOT_FOUND,
+            Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Self::Conflict { .. } => StatusCode::CONFLICT,
+            Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        if let Self::Internal(cause) = self {
+            tracing::error!(%cause, "request failed");
+        }
+        let mut response = HttpResponse::build(self.status_code());
+        if matches!(self, Self::Unauthorized) {
+            response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
+        }
+        response.json(ErrorBody {
+            error: ErrorDetail {
+                code: self.code(),
+                message: self.public_message(),
+            },
+        })
+    }
+}

@@ -1,0 +1,193 @@
+//! Streamed exports of the randomized reports (CSV and NDJSON), ordered by response id.
+
+use std::borrow::Cow;
+
+use actix_web::web::Bytes;
+use futures_util::stream::{self, Stream};
+use randomized_response::unbiased_value;
+use serde::Serialize;
+
+use crate::db::queries::{self, ExportRow};
+use crate::db::Database;
+use crate::domain::{ResponseId, SurveyId};
+use crate::error::AppError;
+
+/// Responses per page: each page is one short read on the read pool.
+const RESPONSES_PER_PAGE: u32 = 512;
+
+pub const COLUMNS: [&str; 6] = [
+    "response_id",
+    "question_id",
+    "epsilon",
+    "truth_probability",
+    "report",
+    "unbiased_value",
+];
+
+#[derive(Debug, Clone, Copy)]
+pub enum ExportFormat {
+    Csv,
+    Ndjson,
+}
+
+impl ExportFormat {
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Self::Csv => "text/csv; charset=utf-8",
+            Self::Ndjson => "application/x-ndjson",
+        }
+    }
+
+    pub fn file_name(self, slug: &str) -> String {
+        match self {
+            Self::Csv => format!("{slug}.csv"),
+            Self::Ndjson => format!("{slug}.ndjson"),
+        }
+    }
+
+    fn write_header(self, out: &mut Vec<u8>) {
+        if let Self::Csv = self {
+            out.extend_from_slice(COLUMNS.join(",").as_bytes());
+            out.extend_from_slice(b"\n");
+        }
+    }
+
+    fn write_rows(self, rows: &[ExportRow], out: &mut Vec<u8>) -> Result<(), AppError> {
+        for row in rows {
+            let record = ExportRecord::from(row);
+            match self {
+                Self::Csv => {
+                    let line = format!(
+                        "{},{},{},{},{},{}\n",
+                        spreadsheet_safe(record.response_id),
+                        record.question_id,
+                        record.epsilon,
+                        record.truth_probability,
+                        record.report,
+                        record.unbiased_value
+                    );
+                    out.extend_from_slice(line.as_bytes());
+                }
+                Self::Ndjson => {
+                    serde_json::to_writer(&mut *out, &record).map_err(AppError::internal)?;
+                    out.push(b'\n');
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[derive(Serialize)]
+struct ExportRecord<'a> {
+    response_id: &'a str,
+    question_id: i64,
+    epsilon: f64,
+    truth_probability: f64,
+    report: u8,
+    unbiased_value: f64,
+}
+
+impl<'a> From<&'a ExportRow> for ExportRecord<'a> {
+    fn from(row: &'a ExportRow) -> Self {
+        Self {
+            response_id: row.response_id.as_str(),
+            question_id: row.question_id.get(),
+            epsilon: row.level.epsilon(),
+            truth_probability: row.level.truth_probability(),
+            report: u8::from(row.report),
+            unbiased_value: unbiased_value(row.report, row.level),
+        }
+    }
+}
+
+/// Text that a spreadsheet would run as a formula gets a leading `'`. Only text cells pass
+/// through here: numbers (which may well start with `-`) stay numbers. Every text cell
+/// is escaped by CSV quoting too, in case it holds a comma, quote or newline.
+pub fn spreadsheet_safe(text: &str) -> Cow<'_, str> {
+    let formula_like = text.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    let text: Cow<'_, str> = if formula_like {
+        Cow::Owned(format!("'{text}"))
+    } else {
+        Cow::Borrowed(text)
+    };
+    if text.contains([',', '"', '\n', '\r']) {
+        Cow::Owned(format!("\"{}\"", text.replace('"', "\"\"")))
+    } else {
+        text
+    }
+}
+
+struct Cursor {
+    db: Database,
+    survey_id: SurveyId,
+    format: ExportFormat,
+    after: Option<ResponseId>,
+    header_written: bool,
+    finished: bool,
+}
+
+/// The export as a stream of chunks, one page of responses per chunk (keyset pagination,
+/// so memory stays flat whatever the survey's size).
+pub fn stream_export(
+    db: Database,
+    survey_id: SurveyId,
+    format: ExportFormat,
+) -> impl Stream<Item = Result<Bytes, AppError>> {
+    let cursor = Cursor {
+        db,
+        survey_id,
+        format,
+        after: None,
+        header_written: false,
+        finished: false,
+    };
+    stream::try_unfold(cursor, |mut cursor| async move {
+        if cursor.finished {
+            return Ok(None);
+        }
+        let mut chunk = Vec::new();
+        if !cursor.header_written {
+            cursor.format.write_header(&mut chunk);
+            cursor.header_written = true;
+        }
+        let (survey_id, after) = (cursor.survey_id, cursor.after.clone());
+        let rows = cursor
+            .db
+            .read(move |connection| {
+                queries::export_page(connection, survey_id, after.as_ref(), RESPONSES_PER_PAGE)
+            })
+            .await?;
+        match rows.last() {
+            None => cursor.finished = true,
+            Some(last) => {
+                cursor.after = Some(last.response_id.clone());
+                cursor.format.write_rows(&rows, &mut chunk)?;
+            }
+        }
+        if chunk.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some((Bytes::from(chunk), cursor)))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spreadsheet_safe;
+
+    #[test]
+    fn formula_like_text_is_neutralised() {
+        for formula in ["=1+1", "+1", "-1", "@SUM(A1)", "\tx", "\rx"] {
+            assert!(spreadsheet_safe(formula)
+                .trim_start_matches('"')
+                .starts_with('\''));
+        }
+    }
+
+    #[test]
+    fn plain_text_is_left_alone_and_commas_are_quoted() {
+        assert_eq!(spreadsheet_safe("abc123"), "abc123");
+        assert_eq!(spreadsheet_safe("a,\"b\""), "\"a,\"\"b\"\"\"");
+    }
+}

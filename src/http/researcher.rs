@@ -1,0 +1,185 @@
+//! Owner-only routes. A survey that does not exist and one that belongs to someone else
+//! look the same (404): the owner check is part of every query.
+
+use actix_web::http::header;
+use actix_web::{web, HttpResponse};
+use serde::{Deserialize, Serialize};
+
+use super::auth::Owner;
+use super::respondent::{public_questions, PublicQuestion};
+use crate::codebook;
+use crate::db::{queries, Database};
+use crate::domain::{Slug, Survey, SurveyDefinition, SurveyDefinitionInput, SurveyStatus};
+use crate::error::AppError;
+use crate::export::{stream_export, ExportFormat};
+use crate::results;
+
+async fn find_owned_survey(db: &Database, slug: Slug, owner: &Owner) -> Result<Survey, AppError> {
+    let token = *owner.token();
+    db.read(move |connection| queries::find_owned_survey(connection, &slug, &token))
+        .await?
+        .ok_or(AppError::NotFound("survey"))
+}
+
+#[derive(Serialize)]
+struct SurveyBody {
+    slug: String,
+    status: &'static str,
+    title: String,
+    description: String,
+    planned_respondents: u64,
+    /// Where respondents answer.
+    link: String,
+    questions: Vec<PublicQuestion>,
+}
+
+impl From<Survey> for SurveyBody {
+    fn from(survey: Survey) -> Self {
+        Self {
+            link: format!("/s/{}", survey.slug),
+            questions: public_questions(&survey),
+            slug: survey.slug.to_string(),
+            status: survey.status.as_str(),
+            title: survey.title,
+            description: survey.description,
+            planned_respondents: survey.planned_respondents,
+        }
+    }
+}
+
+/// POST /api/surveys: creates a draft from a JSON definition.
+pub async fn create_survey(
+    db: web::Data<Database>,
+    owner: Owner,
+    body: web::Json<SurveyDefinitionInput>,
+) -> Result<HttpResponse, AppError> {
+    let definition = SurveyDefinition::parse(body.into_inner())?;
+    let slug = Slug::generate(definition.title())?;
+    let token = *owner.token();
+    let survey = db
+        .write(move |connection| {
+            let owner_id =
+                queries::researcher_for_token(connection, &token)?.ok_or(AppError::Unauthorized)?;
+            queries::insert_survey(
+                connection,
+                owner_id,
+                &slug,
+                &definition,
+                SurveyStatus::Draft,
+            )?;
+            queries::find_survey(connection, &slug)?
+                .ok_or_else(|| AppError::internal("a survey vanished right after its creation"))
+        })
+        .await?;
+    Ok(HttpResponse::Created()
+        .insert_header((header::LOCATION, format!("/api/surveys/{}", survey.slug)))
+        .json(SurveyBody::from(survey)))
+}
+
+async fn change_status(
+    db: &Database,
+    slug: &str,
+    owner: &Owner,
+    from: SurveyStatus,
+    to: SurveyStatus,
+) -> Result<HttpResponse, AppError> {
+    let slug = Slug::parse(slug)?;
+    let token = *owner.token();
+    let survey = db
+        .write(move |connection| {
+            queries::change_status(connection, &slug, &token, from, to)?;
+            queries::find_survey(connection, &slug)?.ok_or(AppError::NotFound("survey"))
+        })
+        .await?;
+    Ok(HttpResponse::Ok().json(SurveyBody::from(survey)))
+}
+
+/// POST /api/surveys/{slug}/open: starts collection; ε can no longer change.
+pub async fn open(
+    db: web::Data<Database>,
+    slug: web::Path<String>,
+    owner: Owner,
+) -> Result<HttpResponse, AppError> {
+    change_status(&db, &slug, &owner, SurveyStatus::Draft, SurveyStatus::Open).await
+}
+
+/// POST /api/surveys/{slug}/close: stops collection for good.
+pub async fn close(
+    db: web::Data<Database>,
+    slug: web::Path<String>,
+    owner: Owner,
+) -> Result<HttpResponse, AppError> {
+    change_status(&db, &slug, &owner, SurveyStatus::Open, SurveyStatus::Closed).await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResultsQuery {
+    confidence: Option<f64>,
+}
+
+/// GET /api/surveys/{slug}/results?confidence=0.95
+pub async fn results(
+    db: web::Data<Database>,
+    slug: web::Path<String>,
+    owner: Owner,
+    query: web::Query<ResultsQuery>,
+) -> Result<HttpResponse, AppError> {
+    let slug = Slug::parse(&slug)?;
+    let confidence = results::parse_confidence(query.confidence)?;
+    let token = *owner.token();
+    let (survey, tallies) = db
+        .read(move |connection| {
+            let survey = queries::find_owned_survey(connection, &slug, &token)?
+                .ok_or(AppError::NotFound("survey"))?;
+            let tallies = queries::survey_tallies(connection, survey.id)?;
+            Ok((survey, tallies))
+        })
+        .await?;
+    Ok(HttpResponse::Ok().json(results::compute(&survey, &tallies, confidence)?))
+}
+
+async fn export(
+    db: web::Data<Database>,
+    slug: &str,
+    owner: &Owner,
+    format: ExportFormat,
+) -> Result<HttpResponse, AppError> {
+    let survey = find_owned_survey(&db, Slug::parse(slug)?, owner).await?;
+    let disposition = format!(
+        "attachment; filename=\"{}\"",
+        format.file_name(survey.slug.as_str())
+    );
+    Ok(HttpResponse::Ok()
+        .content_type(format.content_type())
+        .insert_header((header::CONTENT_DISPOSITION, disposition))
+        .streaming(stream_export(db.get_ref().clone(), survey.id, format)))
+}
+
+/// GET /api/surveys/{slug}/export.csv
+pub async fn export_csv(
+    db: web::Data<Database>,
+    slug: web::Path<String>,
+    owner: Owner,
+) -> Result<HttpResponse, AppError> {
+    export(db, &slug, &owner, ExportFormat::Csv).await
+}
+
+/// GET /api/surveys/{slug}/export.ndjson
+pub async fn export_ndjson(
+    db: web::Data<Database>,
+    slug: web::Path<String>,
+    owner: Owner,
+) -> Result<HttpResponse, AppError> {
+    export(db, &slug, &owner, ExportFormat::Ndjson).await
+}
+
+/// GET /api/surveys/{slug}/codebook.json
+pub async fn codebook(
+    db: web::Data<Database>,
+    slug: web::Path<String>,
+    owner: Owner,
+) -> Result<HttpResponse, AppError> {
+    let survey = find_owned_survey(&db, Slug::parse(&slug)?, &owner).await?;
+    Ok(HttpResponse::Ok().json(codebook::describe(&survey)))
+}

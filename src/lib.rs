@@ -1,0 +1,15 @@
+//! Deniable: surveys on sensitive yes/no questions, with randomized response on the
+//! respondent's device. The server only ever holds deniable reports.
+
+pub mod accounts;
+pub mod cli;
+pub mod codebook;
+pub mod crypto;
+pub mod db;
+pub mod domain;
+pub mod error;
+pub mod export;
+pub mod http;
+pub mod results;
+pub mod serve;
+pub mod simulate;

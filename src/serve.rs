@@ -1,0 +1,54 @@
+//! Start-up: open and migrate the database, make sure the demo exists, start serving.
+
+use std::net::{SocketAddr, TcpListener};
+use std::path::{Path, PathBuf};
+
+use actix_web::dev::{Server, ServerHandle};
+
+use crate::db::{queries, Database};
+use crate::error::AppError;
+use crate::http;
+
+/// Where the form's script, style and WebAssembly are served from, unless configured.
+pub fn default_static_dir() -> PathBuf {
+    let beside_cwd = PathBuf::from("static");
+    if beside_cwd.join("form.js").is_file() {
+        beside_cwd
+    } else {
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/static"))
+    }
+}
+
+/// Opens the database (creating and migrating it) and creates the demo survey if absent.
+pub async fn prepare_database(path: &Path) -> Result<Database, AppError> {
+    let db = Database::open(path)?;
+    if db.write(queries::ensure_demo_survey).await? {
+        tracing::info!("created the demo survey");
+    }
+    Ok(db)
+}
+
+/// A server listening on its port, not yet awaited.
+pub struct Listening {
+    pub addr: SocketAddr,
+    pub server: Server,
+}
+
+impl Listening {
+    pub fn handle(&self) -> ServerHandle {
+        self.server.handle()
+    }
+}
+
+pub fn listen(
+    addr: &str,
+    db: Database,
+    static_dir: PathBuf,
+    workers: usize,
+) -> Result<Listening, AppError> {
+    let listener = TcpListener::bind(addr)
+        .map_err(|error| AppError::internal(format_args!("cannot listen on {addr}: {error}")))?;
+    let addr = listener.local_addr().map_err(AppError::internal)?;
+    let server = http::server(listener, db, static_dir, workers).map_err(AppError::internal)?;
+    Ok(Listening { addr, server })
+}
