@@ -40,7 +40,10 @@ fn main() {
                     PrivacyLevel::MIN_EPSILON
                         + unit * (PrivacyLevel::MAX_EPSILON - PrivacyLevel::MIN_EPSILON)
                 };
-                (truth, PrivacyLevel::new(epsilon).expect("generated ε is in range"))
+                (
+                    truth,
+                    PrivacyLevel::new(epsilon).expect("generated ε is in range"),
+                )
             })
             .collect();
         let reports: Vec<bool> =
@@ -59,5 +62,8 @@ fn main() {
         "description": "Randomized-response test vectors: seed = device_bytes XOR server_nonce (ChaCha20, rand_chacha); question k uses the k-th 64-bit draw and reports the truth iff the draw is below PrivacyLevel::threshold(epsilon).",
         "cases": cases,
     });
-    println!("{}", serde_json::to_string_pretty(&document).expect("JSON serializes"));
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&document).expect("JSON serializes")
+    );
 }

@@ -46,7 +46,9 @@ impl AbiError {
 /// [`randomize_submission`] and writes each report next to its question.
 pub fn randomize_buffer(buffer: &mut [u8], count: i32) -> Result<usize, AbiError> {
     let count = usize::try_from(count).map_err(|_| AbiError::QuestionCount)?;
-    if count == 0 || count > MAX_QUESTIONS || buffer.len() < REPORTS_OFFSET + QUESTION_STRIDE * count
+    if count == 0
+        || count > MAX_QUESTIONS
+        || buffer.len() < REPORTS_OFFSET + QUESTION_STRIDE * count
     {
         return Err(AbiError::QuestionCount);
     }
@@ -61,8 +63,8 @@ pub fn randomize_buffer(buffer: &mut [u8], count: i32) -> Result<usize, AbiError
         let record = &buffer[REPORTS_OFFSET + QUESTION_STRIDE * index..][..QUESTION_STRIDE];
         let mut epsilon_bytes = [0u8; 8];
         epsilon_bytes.copy_from_slice(&record[..8]);
-        let level = PrivacyLevel::new(f64::from_le_bytes(epsilon_bytes))
-            .map_err(|_| AbiError::Epsilon)?;
+        let level =
+            PrivacyLevel::new(f64::from_le_bytes(epsilon_bytes)).map_err(|_| AbiError::Epsilon)?;
         let truth = match record[TRUTH_AT] {
             0 => false,
             1 => true,
@@ -71,7 +73,11 @@ pub fn randomize_buffer(buffer: &mut [u8], count: i32) -> Result<usize, AbiError
         *answer = (truth, level);
     }
 
-    let reports = randomize_submission(&device_bytes, &server_nonce, answers[..count].iter().copied());
+    let reports = randomize_submission(
+        &device_bytes,
+        &server_nonce,
+        answers[..count].iter().copied(),
+    );
     for (index, report) in reports.enumerate() {
         buffer[REPORTS_OFFSET + QUESTION_STRIDE * index + REPORT_AT] = u8::from(report);
     }

@@ -62,7 +62,9 @@ impl PrivacyLevel {
         let lowest = Self::bound(Self::MIN_EPSILON).truth_probability();
         let highest = Self::bound(Self::MAX_EPSILON).truth_probability();
         if !(lowest..=highest).contains(&truth_probability) {
-            return Err(MechanismError::TruthProbabilityOutOfRange(truth_probability));
+            return Err(MechanismError::TruthProbabilityOutOfRange(
+                truth_probability,
+            ));
         }
         // log1p keeps the precision for p near 1/2: p / (1 − p) = 1 + (2p − 1) / (1 − p).
         let odds_excess = (2.0 * truth_probability - 1.0) / (1.0 - truth_probability);

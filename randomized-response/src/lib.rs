@@ -39,17 +39,17 @@ mod level;
 mod sampler;
 mod tally;
 
-pub use abi::{randomize_buffer, AbiError, BUFFER_BYTES, MAX_QUESTIONS, QUESTION_STRIDE, REPORTS_OFFSET};
+pub use abi::{
+    randomize_buffer, AbiError, BUFFER_BYTES, MAX_QUESTIONS, QUESTION_STRIDE, REPORTS_OFFSET,
+};
 pub use error::MechanismError;
 pub use estimate::{
-    anytime_interval, anytime_mixture_scale, chernoff_interval, exact_interval,
-    posterior_after_no, posterior_after_yes, respondents_needed, summarize, total_epsilon,
-    unbiased_estimate, Confidence, Interval, Summary,
+    anytime_interval, anytime_mixture_scale, chernoff_interval, exact_interval, posterior_after_no,
+    posterior_after_yes, respondents_needed, summarize, total_epsilon, unbiased_estimate,
+    Confidence, Interval, Summary,
 };
 pub use level::PrivacyLevel;
-pub use sampler::{
-    randomize_submission, respond, submission_rng, unbiased_value, SEED_BYTES,
-};
+pub use sampler::{randomize_submission, respond, submission_rng, unbiased_value, SEED_BYTES};
 pub use tally::Tally;
 
 /// The WebAssembly exports: a static buffer and one function. See the crate's README.

@@ -42,7 +42,10 @@ fn truth_probability_and_epsilon_round_trip() {
 #[test]
 fn epsilon_outside_the_documented_range_is_refused_with_a_clear_message() {
     for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
-        assert_eq!(PrivacyLevel::new(bad), Err(MechanismError::EpsilonNotFinite));
+        assert_eq!(
+            PrivacyLevel::new(bad),
+            Err(MechanismError::EpsilonNotFinite)
+        );
     }
     for bad in [0.0, -0.0, -1.0, 0.009_999, 20.000_001, 1e300] {
         assert_eq!(
@@ -74,10 +77,14 @@ fn truth_probabilities_outside_one_half_to_one_are_refused() {
 fn accepted_levels() -> impl Iterator<Item = PrivacyLevel> {
     let (low, high) = (PrivacyLevel::MIN_EPSILON, PrivacyLevel::MAX_EPSILON);
     let steps = 20_000;
-    let grid = (0..=steps).map(move |step| {
-        low * (high / low).powf(f64::from(step) / f64::from(steps))
-    });
-    let ends = [low, high, f64::from_bits(low.to_bits() + 1), f64::from_bits(high.to_bits() - 1)];
+    let grid =
+        (0..=steps).map(move |step| low * (high / low).powf(f64::from(step) / f64::from(steps)));
+    let ends = [
+        low,
+        high,
+        f64::from_bits(low.to_bits() + 1),
+        f64::from_bits(high.to_bits() - 1),
+    ];
     grid.chain(ends)
         .filter_map(|epsilon| PrivacyLevel::new(epsilon).ok())
 }
@@ -96,7 +103,10 @@ fn the_realized_epsilon_never_exceeds_the_promised_epsilon_across_the_range() {
         assert!(level.realized_truth_probability() < level.truth_probability());
         // Rounding toward privacy costs almost nothing: at most 11 ulps of p.
         let shortfall = level.truth_probability() - level.realized_truth_probability();
-        assert!(shortfall <= 11.0 * f64::EPSILON / 2.0, "shortfall {shortfall}");
+        assert!(
+            shortfall <= 11.0 * f64::EPSILON / 2.0,
+            "shortfall {shortfall}"
+        );
     }
     assert!(visited > 20_000);
 }
@@ -187,7 +197,11 @@ fn question_k_of_a_submission_uses_the_kth_draw_in_question_order() {
     let mut rng = submission_rng(&device, &nonce);
     for (k, (&truth, &level)) in truths.iter().zip(&levels).enumerate() {
         let draw = rng.next_u64();
-        let expected = if draw < level.threshold() { truth } else { !truth };
+        let expected = if draw < level.threshold() {
+            truth
+        } else {
+            !truth
+        };
         assert_eq!(reports[k], expected, "question {k}");
     }
 }
@@ -226,11 +240,24 @@ fn tallies_add_and_subtract_like_the_sets_of_reports_they_count() {
     assert_eq!(first.checked_sub(both), None);
     assert_eq!(
         Tally::new(2, 3),
-        Err(MechanismError::YesExceedsCount { n: 2, reported_yes: 3 })
+        Err(MechanismError::YesExceedsCount {
+            n: 2,
+            reported_yes: 3
+        })
     );
     // Withdrawing a yes from a tally that has none is refused, not wrapped around.
-    assert_eq!(Tally::new(3, 0).unwrap().checked_sub(Tally::new(1, 1).unwrap()), None);
-    assert_eq!(Tally::new(u64::MAX, 0).unwrap().checked_add(Tally::new(1, 0).unwrap()), None);
+    assert_eq!(
+        Tally::new(3, 0)
+            .unwrap()
+            .checked_sub(Tally::new(1, 1).unwrap()),
+        None
+    );
+    assert_eq!(
+        Tally::new(u64::MAX, 0)
+            .unwrap()
+            .checked_add(Tally::new(1, 0).unwrap()),
+        None
+    );
 }
 
 #[test]
@@ -269,10 +296,22 @@ fn the_buffer_interface_refuses_bad_input_and_writes_nothing() {
     buffer[record + 16..record + 24].copy_from_slice(&f64::NAN.to_le_bytes());
     let before = buffer.clone();
     assert_eq!(randomize_buffer(&mut buffer, 2), Err(AbiError::Epsilon));
-    assert_eq!(randomize_buffer(&mut buffer, 0), Err(AbiError::QuestionCount));
-    assert_eq!(randomize_buffer(&mut buffer, -4), Err(AbiError::QuestionCount));
-    assert_eq!(randomize_buffer(&mut buffer, 3), Err(AbiError::QuestionCount));
-    assert_eq!(randomize_buffer(&mut buffer, 101), Err(AbiError::QuestionCount));
+    assert_eq!(
+        randomize_buffer(&mut buffer, 0),
+        Err(AbiError::QuestionCount)
+    );
+    assert_eq!(
+        randomize_buffer(&mut buffer, -4),
+        Err(AbiError::QuestionCount)
+    );
+    assert_eq!(
+        randomize_buffer(&mut buffer, 3),
+        Err(AbiError::QuestionCount)
+    );
+    assert_eq!(
+        randomize_buffer(&mut buffer, 101),
+        Err(AbiError::QuestionCount)
+    );
     buffer[record + 8] = 2;
     assert_eq!(randomize_buffer(&mut buffer, 1), Err(AbiError::Truth));
     buffer[record + 8] = 0;

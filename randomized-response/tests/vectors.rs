@@ -39,9 +39,12 @@ fn the_committed_test_vectors_reproduce_natively() {
             .questions
             .iter()
             .map(|q| (q.truth, PrivacyLevel::new(q.epsilon).unwrap()));
-        let reports: Vec<bool> =
-            randomize_submission(&seed(&case.device_bytes), &seed(&case.server_nonce), answers)
-                .collect();
+        let reports: Vec<bool> = randomize_submission(
+            &seed(&case.device_bytes),
+            &seed(&case.server_nonce),
+            answers,
+        )
+        .collect();
         assert_eq!(reports, case.reports, "case {index}");
         question_counts.push(case.questions.len());
         epsilons.extend(case.questions.iter().map(|q| q.epsilon));
