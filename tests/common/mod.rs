@@ -1,0 +1,200 @@
+//! `spawn_app()`: a real server on 127.0.0.1:0 with a fresh temporary database.
+#![allow(dead_code)] // each test binary uses a different part of the harness
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use actix_web::dev::ServerHandle;
+use deniable::accounts;
+use deniable::db::Database;
+use deniable::domain::{Email, Password};
+use deniable::serve;
+use serde_json::{json, Value};
+use tempfile::TempDir;
+
+pub struct TestApp {
+    pub address: String,
+    pub db_path: PathBuf,
+    pub db: Database,
+    pub client: reqwest::Client,
+    handle: ServerHandle,
+    directory: Arc<TempDir>,
+}
+
+pub async fn spawn_app() -> TestApp {
+    spawn_app_in(Arc::new(
+        tempfile::tempdir().expect("a temporary directory"),
+    ))
+    .await
+}
+
+/// Spawns a server on the database file in `directory` (used again after a restart).
+pub async fn spawn_app_in(directory: Arc<TempDir>) -> TestApp {
+    let db_path = directory.path().join("deniable.db");
+    let db = serve::prepare_database(&db_path)
+        .await
+        .expect("database opens");
+    let static_dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/static"));
+    let listening = serve::listen("127.0.0.1:0", db.clone(), static_dir, 2).expect("server binds");
+    let handle = listening.handle();
+    let address = format!("http://{}", listening.addr);
+    tokio::spawn(listening.server);
+    TestApp {
+        address,
+        db_path,
+        db,
+        client: reqwest::Client::new(),
+        handle,
+        directory,
+    }
+}
+
+pub fn survey_definition(epsilons: &[f64]) -> Value {
+    let questions: Vec<Value> = epsilons
+        .iter()
+        .enumerate()
+        .map(|(i, epsilon)| json!({"text": format!("Sensitive question {}?", i + 1), "epsilon": epsilon}))
+        .collect();
+    json!({"title": "Test survey", "description": "For tests.", "questions": questions})
+}
+
+impl TestApp {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.address, path)
+    }
+
+    /// Stops the server gracefully and hands back its directory, database file included.
+    pub async fn stop(self) -> Arc<TempDir> {
+        self.handle.stop(true).await;
+        self.directory
+    }
+
+    /// A researcher created through the library, and a fresh API token for them.
+    pub async fn researcher_with_token(&self, email: &str) -> String {
+        let email = Email::parse(email).unwrap();
+        let password = Password::parse("correct horse battery staple".to_owned()).unwrap();
+        accounts::add_researcher(&self.db, email.clone(), password)
+            .await
+            .expect("researcher added");
+        accounts::create_token(&self.db, email)
+            .await
+            .expect("token created")
+            .expose()
+            .to_owned()
+    }
+
+    pub async fn create_survey(&self, token: &str, definition: &Value) -> reqwest::Response {
+        self.client
+            .post(self.url("/api/surveys"))
+            .bearer_auth(token)
+            .json(definition)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// Creates a draft survey and returns its slug and question ids.
+    pub async fn draft_survey(&self, token: &str, epsilons: &[f64]) -> (String, Vec<i64>) {
+        let response = self
+            .create_survey(token, &survey_definition(epsilons))
+            .await;
+        assert_eq!(response.status(), 201);
+        let body: Value = response.json().await.unwrap();
+        let ids = body["questions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|q| q["id"].as_i64().unwrap())
+            .collect();
+        (body["slug"].as_str().unwrap().to_owned(), ids)
+    }
+
+    pub async fn owner_post(&self, token: &str, path: &str) -> reqwest::Response {
+        self.client
+            .post(self.url(path))
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    pub async fn owner_get(&self, token: &str, path: &str) -> reqwest::Response {
+        self.client
+            .get(self.url(path))
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// A researcher, a token and an open survey with one question per ε.
+    pub async fn open_survey(&self, epsilons: &[f64]) -> (String, String, Vec<i64>) {
+        let token = self.researcher_with_token("owner@example.org").await;
+        let (slug, ids) = self.draft_survey(&token, epsilons).await;
+        let opened = self
+            .owner_post(&token, &format!("/api/surveys/{slug}/open"))
+            .await;
+        assert_eq!(opened.status(), 200);
+        (token, slug, ids)
+    }
+
+    pub async fn submit(&self, slug: &str, answers: Value) -> reqwest::Response {
+        self.client
+            .post(self.url(&format!("/api/surveys/{slug}/responses")))
+            .json(&json!({ "answers": answers }))
+            .send()
+            .await
+            .unwrap()
+    }
+
+    pub async fn submit_raw(
+        &self,
+        slug: &str,
+        body: impl Into<reqwest::Body>,
+    ) -> reqwest::Response {
+        self.client
+            .post(self.url(&format!("/api/surveys/{slug}/responses")))
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// Submits and returns the receipt.
+    pub async fn submit_ok(&self, slug: &str, answers: Value) -> String {
+        let response = self.submit(slug, answers).await;
+        assert_eq!(response.status(), 201);
+        let body: Value = response.json().await.unwrap();
+        body["receipt"].as_str().unwrap().to_owned()
+    }
+
+    pub async fn results(&self, token: &str, slug: &str) -> Value {
+        let response = self
+            .owner_get(token, &format!("/api/surveys/{slug}/results"))
+            .await;
+        assert_eq!(response.status(), 200);
+        response.json().await.unwrap()
+    }
+
+    /// Reads the database file directly (read-only), as an auditor would.
+    pub fn inspect(&self) -> rusqlite::Connection {
+        rusqlite::Connection::open_with_flags(
+            &self.db_path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+        )
+        .unwrap()
+    }
+}
+
+/// The `error.code` of a JSON error response, checking its shape on the way.
+pub async fn error_code(response: reqwest::Response) -> String {
+    let body: Value = response.json().await.expect("errors are JSON");
+    assert!(body["error"]["message"]
+        .as_str()
+        .is_some_and(|m| !m.is_empty()));
+    body["error"]["code"]
+        .as_str()
+        .expect("an error code")
+        .to_owned()
+}
