@@ -1,0 +1,257 @@
+//! The privacy invariants of DESIGN.md that the server can break, each checked directly.
+
+mod common;
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use common::spawn_app;
+use serde_json::json;
+
+const USER_AGENT: &str = "PrivacyProbe/1.0 (respondent-device-fingerprint)";
+
+/// "YYYY-MM" of today (UTC), without a date library (Hinnant's civil-from-days).
+fn current_year_month() -> String {
+    let days = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
+        / 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z - era * 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let mp = (5 * day_of_year + 2) / 153;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}")
+}
+
+fn column_names(connection: &rusqlite::Connection, table: &str) -> Vec<String> {
+    let mut statement = connection
+        .prepare("SELECT name FROM pragma_table_info(?1)")
+        .unwrap();
+    statement
+        .query_map([table], |row| row.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_stored_response_is_only_its_survey_its_hashed_id_and_per_question_epsilon_and_report() {
+    let app = spawn_app().await;
+    let connection = app.inspect();
+    assert_eq!(
+        column_names(&connection, "responses"),
+        ["survey_id", "response_id"]
+    );
+    assert_eq!(
+        column_names(&connection, "reports"),
+        ["response_id", "question_id", "epsilon", "report"]
+    );
+    let tables: Vec<String> = connection
+        .prepare("SELECT name FROM sqlite_schema WHERE type = 'table'")
+        .unwrap()
+        .query_map([], |row| row.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let telling = [
+        "ip",
+        "addr",
+        "address",
+        "agent",
+        "time",
+        "timestamp",
+        "date",
+        "created",
+        "seq",
+        "cookie",
+    ];
+    for table in &tables {
+        for column in column_names(&connection, table) {
+            assert!(
+                !column.split('_').any(|word| telling.contains(&word)),
+                "{table}.{column} could identify a respondent or the arrival order"
+            );
+        }
+    }
+    // Storage order is the hash order, not the arrival order: no rowid to sort by.
+    let without_rowid: i64 = connection
+        .query_row(
+            "SELECT count(*) FROM sqlite_schema WHERE name IN ('responses', 'reports')
+             AND sql LIKE '%WITHOUT ROWID%'",
+            [],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert_eq!(without_rowid, 2);
+}
+
+#[tokio::test]
+async fn after_a_run_the_database_file_holds_no_address_user_agent_or_timestamp() {
+    let app = spawn_app().await;
+    let (token, slug, ids) = app.open_survey(&[0.5, 2.0]).await;
+    let client = reqwest::Client::builder()
+        .user_agent(USER_AGENT)
+        .build()
+        .unwrap();
+    for i in 0..20 {
+        let response = client
+            .post(app.url(&format!("/api/surveys/{slug}/responses")))
+            .json(&json!({"answers": { ids[0].to_string(): i % 2, ids[1].to_string(): 1 }}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 201);
+    }
+    app.results(&token, &slug).await;
+    let directory = app.stop().await;
+
+    let year_month = current_year_month();
+    let mut inspected = 0;
+    for entry in std::fs::read_dir(directory.path()).unwrap() {
+        let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+        inspected += bytes.len();
+        let text = String::from_utf8_lossy(&bytes);
+        for secret in ["127.0.0.1", USER_AGENT, "PrivacyProbe", &year_month] {
+            assert!(
+                !text.contains(secret),
+                "the database files contain {secret:?}"
+            );
+        }
+    }
+    assert!(inspected > 0);
+}
+
+#[tokio::test]
+async fn exports_are_ordered_by_response_id_not_by_arrival() {
+    let app = spawn_app().await;
+    let (token, slug, ids) = app.open_survey(&[1.0]).await;
+    for i in 0..30 {
+        app.submit_ok(&slug, json!({ ids[0].to_string(): i % 2 }))
+            .await;
+    }
+    let csv = app
+        .owner_get(&token, &format!("/api/surveys/{slug}/export.csv"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let response_ids: Vec<&str> = csv.lines().skip(1).map(|line| &line[..64]).collect();
+    assert_eq!(response_ids.len(), 30);
+    assert!(response_ids.windows(2).all(|pair| pair[0] < pair[1]));
+    // Even an unordered scan of the table returns hash order.
+    let scanned: Vec<String> = app
+        .inspect()
+        .prepare("SELECT response_id FROM responses")
+        .unwrap()
+        .query_map([], |row| row.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert!(scanned.windows(2).all(|pair| pair[0] < pair[1]));
+}
+
+#[tokio::test]
+async fn every_route_sends_the_security_headers() {
+    let app = spawn_app().await;
+    let (token, slug, ids) = app.open_survey(&[1.0]).await;
+    let receipt = app.submit_ok(&slug, json!({ ids[0].to_string(): 1 })).await;
+    let requests = [
+        app.client.get(app.url("/healthz")),
+        app.client.get(app.url("/s/demo")),
+        app.client.get(app.url("/api/surveys/demo")),
+        app.client.get(app.url("/static/form.js")),
+        app.client.get(app.url("/static/form.css")),
+        app.client.get(app.url("/static/randomized_response.wasm")),
+        app.client
+            .get(app.url(&format!("/api/surveys/{slug}/responses/{receipt}"))),
+        app.client
+            .post(app.url("/api/surveys/demo/responses"))
+            .json(&json!({"answers": {}})),
+        app.client
+            .get(app.url(&format!("/api/surveys/{slug}/results")))
+            .bearer_auth(&token),
+        app.client
+            .get(app.url(&format!("/api/surveys/{slug}/export.csv")))
+            .bearer_auth(&token),
+        app.client
+            .get(app.url(&format!("/api/surveys/{slug}/codebook.json")))
+            .bearer_auth(&token),
+        app.client.get(app.url("/api/surveys/demo/results")),
+        app.client.get(app.url("/nowhere")),
+        app.client.patch(app.url("/healthz")),
+    ];
+    for request in requests {
+        let response = request.send().await.unwrap();
+        let headers = response.headers();
+        let url = response.url().path().to_owned();
+        let csp = headers["content-security-policy"].to_str().unwrap();
+        assert!(
+            csp.contains("default-src 'none'") && csp.contains("frame-ancestors 'none'"),
+            "{url}"
+        );
+        assert!(
+            csp.contains("script-src 'self' 'wasm-unsafe-eval'"),
+            "{url}"
+        );
+        assert!(!csp.contains("unsafe-inline"), "{url}");
+        assert_eq!(headers["x-content-type-options"], "nosniff", "{url}");
+        assert_eq!(headers["referrer-policy"], "no-referrer", "{url}");
+        assert_eq!(headers["x-frame-options"], "DENY", "{url}");
+    }
+}
+
+#[tokio::test]
+async fn the_form_cannot_leak_answers_without_script_and_has_no_inline_code() {
+    let app = spawn_app().await;
+    let html = app
+        .client
+        .get(app.url("/s/demo"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        !html.contains("<form"),
+        "no native form submission, so no answer in a URL"
+    );
+    assert!(!html.contains("style="), "no inline style");
+    assert!(!has_inline_event_handler(&html), "no inline event handler");
+    for script in html.split("<script").skip(1) {
+        assert!(
+            script.trim_start().starts_with("src=\"/static/"),
+            "only same-origin scripts"
+        );
+    }
+    assert!(
+        !html.contains("http://") && !html.contains("https://"),
+        "no third-party request"
+    );
+}
+
+#[test]
+fn the_form_script_uses_only_the_cryptographic_generator_and_stores_only_reports() {
+    let script = include_str!("../static/form.js");
+    assert!(!script.contains("Math.random"));
+    assert!(script.contains("crypto.getRandomValues"));
+    assert!(!script.contains("document.cookie"));
+    // The only thing written to storage is the reports object.
+    assert_eq!(script.matches("localStorage.setItem").count(), 1);
+    assert!(script.contains("JSON.stringify({ reports: reports })"));
+    assert!(!script.contains("\"truth\"") && !script.contains("truth:  "));
+}
+
+/// ` onclick=`, ` onload=`… anywhere in the markup.
+fn has_inline_event_handler(html: &str) -> bool {
+    html.match_indices(" on").any(|(at, _)| {
+        let rest = &html[at + 3..];
+        let name_length = rest.bytes().take_while(u8::is_ascii_lowercase).count();
+        name_length > 0 && rest[name_length..].starts_with('=')
+    })
+}

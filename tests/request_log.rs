@@ -1,0 +1,112 @@
+//! Invariant 4: what the server logs on a respondent's path has no IP address, no user
+//! agent and no receipt. (Its own binary: the log capture is process-wide.)
+
+mod common;
+
+use std::io::Write;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use common::spawn_app;
+use serde_json::{json, Value};
+
+const USER_AGENT: &str = "LogProbe/2.0 (respondent-device-fingerprint)";
+
+#[derive(Clone, Default)]
+struct CapturedLog(Arc<Mutex<Vec<u8>>>);
+
+impl CapturedLog {
+    fn take(&self) -> String {
+        let mut bytes = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        String::from_utf8(std::mem::take(&mut *bytes)).unwrap()
+    }
+}
+
+impl Write for CapturedLog {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn the_request_log_of_a_respondents_visit_has_no_address_user_agent_or_receipt() {
+    let log = CapturedLog::default();
+    let writer = log.clone();
+    tracing_subscriber::fmt()
+        // Everything at debug level except the test client's own connection logs.
+        .with_env_filter("debug,reqwest=off,hyper_util=off,hyper=off")
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .init();
+    let app = spawn_app().await;
+    let client = reqwest::Client::builder()
+        .user_agent(USER_AGENT)
+        .build()
+        .unwrap();
+    // Start-up lines (the listening address) are the operator's, not a respondent's visit.
+    client.get(app.url("/healthz")).send().await.unwrap();
+    log.take();
+
+    for path in ["/s/demo", "/api/surveys/demo", "/static/form.js"] {
+        assert_eq!(
+            client.get(app.url(path)).send().await.unwrap().status(),
+            200
+        );
+    }
+    let submitted: Value = client
+        .post(app.url("/api/surveys/demo/responses"))
+        .json(&json!({"answers": {"1": 1, "2": 0, "3": 1}}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let receipt = submitted["receipt"].as_str().unwrap();
+    let receipt_path = format!("/api/surveys/demo/responses/{receipt}");
+    assert_eq!(
+        client
+            .get(app.url(&receipt_path))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+    assert_eq!(
+        client
+            .delete(app.url(&receipt_path))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        204
+    );
+
+    let captured = log.take();
+    assert!(
+        captured.contains("/api/surveys/{slug}/responses/{receipt}"),
+        "routes are logged as patterns:\n{captured}"
+    );
+    for secret in ["127.0.0.1", "localhost", USER_AGENT, "LogProbe", receipt] {
+        assert!(
+            !captured.contains(secret),
+            "the log contains {secret:?}:\n{captured}"
+        );
+    }
+    let response_id = hex::encode(ring::digest::digest(
+        &ring::digest::SHA256,
+        receipt.as_bytes(),
+    ));
+    assert!(
+        !captured.contains(&response_id),
+        "the log joins no response id to a request"
+    );
+}

@@ -1,0 +1,165 @@
+//! Durability and consistency: group commit under load, restarts, withdrawals.
+
+mod common;
+
+use common::{spawn_app, spawn_app_in};
+use futures_util::future::join_all;
+use futures_util::stream::{self, StreamExt};
+use serde_json::{json, Value};
+
+fn count(connection: &rusqlite::Connection, sql: &str) -> i64 {
+    connection.query_row(sql, [], |row| row.get(0)).unwrap()
+}
+
+#[tokio::test]
+async fn two_hundred_concurrent_submissions_are_all_stored_and_tallied() {
+    let app = spawn_app().await;
+    let (token, slug, ids) = app.open_survey(&[0.5, 3.0]).await;
+    let submissions = (0..200).map(|i| {
+        app.submit(
+            &slug,
+            json!({ ids[0].to_string(): i % 2, ids[1].to_string(): i % 3 % 2 }),
+        )
+    });
+    let statuses: Vec<u16> = join_all(submissions)
+        .await
+        .iter()
+        .map(|response| response.status().as_u16())
+        .collect();
+    assert!(statuses.iter().all(|&status| status == 201), "{statuses:?}");
+
+    let db = app.inspect();
+    assert_eq!(count(&db, "SELECT count(*) FROM responses"), 200);
+    assert_eq!(count(&db, "SELECT count(*) FROM reports"), 400);
+    let mismatched = count(
+        &db,
+        "SELECT count(*) FROM tallies t WHERE t.n != (SELECT count(*) FROM reports r
+           WHERE r.question_id = t.question_id AND r.epsilon = t.epsilon)
+         OR t.reported_yes != (SELECT count(*) FROM reports r
+           WHERE r.question_id = t.question_id AND r.epsilon = t.epsilon AND r.report = 1)",
+    );
+    assert_eq!(mismatched, 0, "tallies equal the stored rows");
+    let results = app.results(&token, &slug).await;
+    assert_eq!(results["questions"][0]["n"], 200);
+    assert_eq!(results["questions"][0]["reported_yes"], 100);
+}
+
+#[tokio::test]
+async fn a_response_acknowledged_before_a_restart_is_there_after_it() {
+    let app = spawn_app().await;
+    let (token, slug, ids) = app.open_survey(&[1.0]).await;
+    let receipt = app.submit_ok(&slug, json!({ ids[0].to_string(): 1 })).await;
+    let directory = app.stop().await;
+
+    let app = spawn_app_in(directory).await;
+    let stored = app
+        .client
+        .get(app.url(&format!("/api/surveys/{slug}/responses/{receipt}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stored.status(), 200);
+    let results = app.results(&token, &slug).await;
+    assert_eq!(results["questions"][0]["n"], 1);
+}
+
+#[tokio::test]
+async fn a_respondent_sees_exactly_their_stored_reports_with_the_receipt() {
+    let app = spawn_app().await;
+    let (_, slug, ids) = app.open_survey(&[0.5, 2.0]).await;
+    let receipt = app
+        .submit_ok(
+            &slug,
+            json!({ ids[0].to_string(): 1, ids[1].to_string(): 0 }),
+        )
+        .await;
+    let response = app
+        .client
+        .get(app.url(&format!("/api/surveys/{slug}/responses/{receipt}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["reports"][0]["question_id"], ids[0]);
+    assert_eq!(body["reports"][0]["report"], 1);
+    assert_eq!(body["reports"][1]["report"], 0);
+    assert_eq!(body["reports"][1]["epsilon"], 2.0);
+
+    let someone_elses = "A".repeat(43);
+    let unknown = app
+        .client
+        .get(app.url(&format!("/api/surveys/{slug}/responses/{someone_elses}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unknown.status(), 404);
+}
+
+#[tokio::test]
+async fn a_withdrawn_response_leaves_the_tallies_and_the_exports() {
+    let app = spawn_app().await;
+    let (token, slug, ids) = app.open_survey(&[1.0]).await;
+    let kept = app.submit_ok(&slug, json!({ ids[0].to_string(): 0 })).await;
+    let withdrawn = app.submit_ok(&slug, json!({ ids[0].to_string(): 1 })).await;
+
+    let path = format!("/api/surveys/{slug}/responses/{withdrawn}");
+    let deleted = app.client.delete(app.url(&path)).send().await.unwrap();
+    assert_eq!(deleted.status(), 204);
+    let again = app.client.delete(app.url(&path)).send().await.unwrap();
+    assert_eq!(again.status(), 404, "a response is withdrawn once");
+    let gone = app.client.get(app.url(&path)).send().await.unwrap();
+    assert_eq!(gone.status(), 404);
+
+    let results = app.results(&token, &slug).await;
+    assert_eq!(results["questions"][0]["n"], 1);
+    assert_eq!(results["questions"][0]["reported_yes"], 0);
+    let csv = app
+        .owner_get(&token, &format!("/api/surveys/{slug}/export.csv"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(csv.lines().count(), 2, "header and the kept response only");
+    let kept_id = hex_sha256(&kept);
+    assert!(csv.contains(&kept_id));
+    assert!(!csv.contains(&hex_sha256(&withdrawn)));
+    assert_eq!(count(&app.inspect(), "SELECT count(*) FROM reports"), 1);
+}
+
+#[tokio::test]
+async fn a_large_export_streams_every_row_in_response_id_order() {
+    let app = spawn_app().await;
+    let (token, slug, ids) = app.open_survey(&[1.0]).await;
+    // More than one export page (512 responses).
+    let statuses: Vec<u16> = stream::iter(0..1100)
+        .map(|i| app.submit(&slug, json!({ ids[0].to_string(): i % 2 })))
+        .buffer_unordered(64)
+        .map(|response| response.status().as_u16())
+        .collect()
+        .await;
+    assert!(statuses.iter().all(|&status| status == 201));
+    let ndjson = app
+        .owner_get(&token, &format!("/api/surveys/{slug}/export.ndjson"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let response_ids: Vec<String> = ndjson
+        .lines()
+        .map(|line| {
+            serde_json::from_str::<Value>(line).unwrap()["response_id"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(response_ids.len(), 1100);
+    assert!(response_ids.windows(2).all(|pair| pair[0] < pair[1]));
+}
+
+/// The response id a receipt maps to, computed independently of the server's code.
+fn hex_sha256(receipt: &str) -> String {
+    let digest = ring::digest::digest(&ring::digest::SHA256, receipt.as_bytes());
+    hex::encode(digest.as_ref())
+}
