@@ -13,6 +13,7 @@ import {
   openInstrumentedPage,
   problems,
   questionIds,
+  serverBinary,
   startServer,
   submitAndWait,
   writeReport,
@@ -22,6 +23,9 @@ const DEMO = 'demo';
 const TIMEOUT = { timeout: 90_000 };
 /** A generous ceiling: the page, its stylesheet, script, wasm, definition and the POST. */
 const TRANSFER_BOUND_BYTES = 200 * 1024;
+
+// Fail at once, with the message saying how to build it, when the release binary is missing.
+serverBinary();
 
 let server;
 let browser;
@@ -317,7 +321,8 @@ describe('the respondent form in a real browser', () => {
       assert.match(await page.locator('main').innerText(), /This survey needs JavaScript/, 'the explanation is rendered');
       const ids = await questionIds(page);
       await chooseWithMouse(page, ids, [1, 1, 1]);
-      await page.locator('#submit-button').click();
+      const button = page.locator('#submit-button');
+      if (await button.isEnabled()) await button.click(); // (a disabled button cannot be clicked)
       await page.waitForLoadState('networkidle');
       assert.deepEqual(
         log.requests.map((entry) => `${entry.method} ${pathOf(entry.url)}`).sort(),
@@ -325,6 +330,26 @@ describe('the respondent form in a real browser', () => {
         'only the page and its stylesheet were requested',
       );
       assert.ok(await page.locator('#submitted').isHidden(), 'nothing was sent');
+      assertNoProblems(log);
+    });
+  });
+
+  test('without WebAssembly the page says so and sends nothing', TIMEOUT, async () => {
+    await withPage({}, async ({ context, page, log }) => {
+      await context.addInitScript(() => {
+        delete globalThis.WebAssembly;
+      });
+      await page.goto(`${server.origin}/s/${DEMO}`);
+      await page.locator('#no-wasm').waitFor({ state: 'visible' });
+      assert.ok(await page.locator('#submit-button').isDisabled(), 'the send button stays disabled');
+      const ids = await questionIds(page);
+      await chooseWithMouse(page, ids, [1, 1, 1]);
+      await page.waitForLoadState('networkidle');
+      assert.deepEqual(
+        log.requests.map((entry) => `${entry.method} ${pathOf(entry.url)}`).sort(),
+        [`GET /s/${DEMO}`, 'GET /static/form.css', 'GET /static/form.js'],
+        'nothing but the page, its stylesheet and its script was requested',
+      );
       assertNoProblems(log);
     });
   });
