@@ -20,7 +20,7 @@ pub const DEFAULT_PLANNED_RESPONDENTS: u64 = 1_000;
 pub const MIN_PASSWORD_CHARS: usize = 12;
 
 /// A survey's public name in URLs: 1 to 64 of `a-z`, `0-9` and inner `-`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Slug(String);
 
 impl Slug {

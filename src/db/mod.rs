@@ -6,24 +6,33 @@
 pub mod queries;
 mod writer;
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
 
+use crate::domain::{Slug, Survey, SurveyStatus};
 use crate::error::AppError;
 use writer::Writer;
 
 const READ_CONNECTIONS: usize = 4;
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+/// Page cache of the write connection, in KiB (negative in SQLite's PRAGMA): response ids
+/// are random, so inserts touch random B-tree leaves; the default 2 MiB re-read them
+/// from the OS for nearly every submission once a survey holds many responses.
+const WRITER_CACHE_KIB: i64 = 64 * 1024;
+/// Open surveys whose definitions are kept in memory for the submission path.
+const OPEN_SURVEY_CACHE_ENTRIES: usize = 1024;
 
 /// A handle on the database; cheap to clone, shared by all HTTP workers.
 #[derive(Clone)]
 pub struct Database {
     writer: Writer,
     readers: Arc<ReadPool>,
+    open_surveys: Arc<RwLock<HashMap<Slug, Arc<Survey>>>>,
 }
 
 impl Database {
@@ -31,6 +40,7 @@ impl Database {
     pub fn open(path: &Path) -> Result<Self, AppError> {
         let write_connection = Connection::open(path)?;
         configure(&write_connection)?;
+        write_connection.pragma_update(None, "cache_size", -WRITER_CACHE_KIB)?;
         queries::apply_schema(&write_connection)?;
         // Readers open after the writer so that the file and its WAL already exist.
         let readers = (0..READ_CONNECTIONS)
@@ -50,7 +60,46 @@ impl Database {
                 connections: readers,
                 next: AtomicUsize::new(0),
             }),
+            open_surveys: Arc::default(),
         })
+    }
+
+    /// A survey by slug for the submission path, from memory once it has been seen open.
+    ///
+    /// An open survey's questions and ε are frozen, so its cached definition stays right;
+    /// only its status can change later (to closed), and the writer checks the status
+    /// again inside the transaction of every submission.
+    pub async fn find_survey_for_submission(
+        &self,
+        slug: Slug,
+    ) -> Result<Option<Arc<Survey>>, AppError> {
+        let cached = self
+            .open_surveys
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&slug)
+            .cloned();
+        if cached.is_some() {
+            return Ok(cached);
+        }
+        let Some(survey) = self
+            .read(move |connection| queries::find_survey(connection, &slug))
+            .await?
+        else {
+            return Ok(None);
+        };
+        let survey = Arc::new(survey);
+        if survey.status == SurveyStatus::Open {
+            let mut cache = self
+                .open_surveys
+                .write()
+                .unwrap_or_else(PoisonError::into_inner);
+            if cache.len() >= OPEN_SURVEY_CACHE_ENTRIES {
+                cache.clear();
+            }
+            cache.insert(survey.slug.clone(), Arc::clone(&survey));
+        }
+        Ok(Some(survey))
     }
 
     /// Runs `work` in the writer's next group transaction; resolves only after COMMIT.

@@ -288,12 +288,10 @@ pub fn insert_response(
     submission: &Submission,
 ) -> Result<(), AppError> {
     // Checked inside the write transaction, so a concurrent close is respected.
+    // Statements the writer runs for every submission come from the statement cache.
     let status: String = connection
-        .query_row(
-            "SELECT status FROM surveys WHERE id = ?1",
-            [survey_id.get()],
-            |row| row.get(0),
-        )
+        .prepare_cached("SELECT status FROM surveys WHERE id = ?1")?
+        .query_row([survey_id.get()], |row| row.get(0))
         .optional()?
         .ok_or(AppError::NotFound("survey"))?;
     if SurveyStatus::from_stored(&status)? != SurveyStatus::Open {
@@ -302,10 +300,9 @@ pub fn insert_response(
             format!("this survey is {status} and does not accept responses"),
         ));
     }
-    connection.execute(
-        "INSERT INTO responses (survey_id, response_id) VALUES (?1, ?2)",
-        params![survey_id.get(), response_id.as_str()],
-    )?;
+    connection
+        .prepare_cached("INSERT INTO responses (survey_id, response_id) VALUES (?1, ?2)")?
+        .execute(params![survey_id.get(), response_id.as_str()])?;
     let mut insert_report = connection.prepare_cached(
         "INSERT INTO reports (response_id, question_id, epsilon, report) VALUES (?1, ?2, ?3, ?4)",
     )?;

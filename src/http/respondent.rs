@@ -168,15 +168,19 @@ pub async fn submit(
     body: web::Json<SubmissionInput>,
 ) -> Result<HttpResponse, AppError> {
     let slug = Slug::parse(&slug)?;
-    let survey = find_survey(&db, slug).await?;
+    let survey = db
+        .find_survey_for_submission(slug)
+        .await?
+        .ok_or(AppError::NotFound("survey"))?;
     if survey.status != SurveyStatus::Open {
         return Err(survey_not_open(survey.status));
     }
     let submission = Submission::parse(body.into_inner(), &survey)?;
     let receipt = Receipt::generate()?;
     let response_id = receipt.response_id();
+    let survey_id = survey.id;
     db.write(move |connection| {
-        queries::insert_response(connection, survey.id, &response_id, &submission)
+        queries::insert_response(connection, survey_id, &response_id, &submission)
     })
     .await?;
     Ok(HttpResponse::Created()
