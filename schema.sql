@@ -65,3 +65,32 @@ CREATE TABLE IF NOT EXISTS tallies (
     reported_yes INTEGER NOT NULL DEFAULT 0 CHECK (reported_yes >= 0 AND reported_yes <= n),
     PRIMARY KEY (question_id, epsilon)
 ) WITHOUT ROWID;
+
+-- The researcher's workspace in the browser (issue 4). Only researchers' own activity is
+-- kept here, never anything about respondents; instants are stored as expiry deadlines
+-- (Unix seconds) so that nothing records when something was created.
+
+-- Browser sessions: the cookie holds a random 256-bit token; only its SHA-256 is stored.
+CREATE TABLE IF NOT EXISTS sessions (
+    token_hash          BLOB PRIMARY KEY,
+    researcher_id       INTEGER NOT NULL REFERENCES researchers (id) ON DELETE CASCADE,
+    -- The session ends at the earlier of the two: idle expiry moves on with each use.
+    idle_expires_at     INTEGER NOT NULL,
+    absolute_expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- One-time links that create an account: the first one printed by `serve` (no inviter)
+-- and invitations made by a signed-in researcher. Only the token's SHA-256 is stored.
+CREATE TABLE IF NOT EXISTS signup_links (
+    token_hash  BLOB PRIMARY KEY,
+    invited_by  INTEGER REFERENCES researchers (id) ON DELETE CASCADE,
+    expires_at  INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- Failed sign-ins per account (no address, no user agent), each forgotten after an hour.
+CREATE TABLE IF NOT EXISTS login_failures (
+    researcher_id INTEGER NOT NULL REFERENCES researchers (id) ON DELETE CASCADE,
+    forget_at     INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS login_failures_by_researcher
+    ON login_failures (researcher_id, forget_at);

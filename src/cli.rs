@@ -197,12 +197,21 @@ async fn serve_command(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>
         .workers
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from));
     let static_dir = args.static_dir.unwrap_or_else(serve::default_static_dir);
-    let listening = serve::listen(&args.addr, db, static_dir, workers)?;
+    let listening = serve::listen(&args.addr, db.clone(), static_dir, workers)?;
     println!("Deniable is serving on http://{}", listening.addr);
     println!(
         "Demo survey for respondents: http://{}/s/demo",
         listening.addr
     );
+    if let Some(link) = accounts::prepare_setup_link(&db).await? {
+        println!(
+            "Create the first researcher account (one-time link): http://{}/setup/{}",
+            listening.addr,
+            link.expose()
+        );
+    } else {
+        println!("Researchers sign in at http://{}/login", listening.addr);
+    }
     listening.server.await?;
     Ok(())
 }

@@ -174,6 +174,104 @@ impl TokenHash {
     }
 }
 
+/// A secret in a cookie or a one-time link: 32 random bytes (256 bits), base64url.
+/// Only its hash is stored.
+pub struct SecretToken(String);
+
+impl SecretToken {
+    const BYTES: usize = 32;
+
+    pub fn generate() -> Result<Self, AppError> {
+        Ok(Self(
+            URL_SAFE_NO_PAD.encode(random_bytes::<{ Self::BYTES }>()?),
+        ))
+    }
+
+    /// A presented token; `None` when it cannot be one of ours (it then matches nothing).
+    pub fn parse(text: &str) -> Option<Self> {
+        match URL_SAFE_NO_PAD.decode(text) {
+            Ok(bytes) if bytes.len() == Self::BYTES => Some(Self(text.to_owned())),
+            _ => None,
+        }
+    }
+
+    pub fn hash(&self) -> TokenHash {
+        TokenHash(sha256(self.0.as_bytes()))
+    }
+
+    /// The session's CSRF token: derived from the secret session token, so a page of
+    /// another origin cannot know it, and nothing more has to be stored.
+    pub fn csrf_token(&self) -> CsrfToken {
+        let mut input = b"deniable csrf ".to_vec();
+        input.extend_from_slice(self.0.as_bytes());
+        CsrfToken(URL_SAFE_NO_PAD.encode(sha256(&input)))
+    }
+
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Compares two secrets without an early exit (no timing hint of how much matched).
+pub fn secrets_match(expected: &str, presented: &str) -> bool {
+    let (expected, presented) = (expected.as_bytes(), presented.as_bytes());
+    expected.len() == presented.len()
+        && expected
+            .iter()
+            .zip(presented)
+            .fold(0u8, |difference, (a, b)| difference | (a ^ b))
+            == 0
+}
+
+/// The token every state-changing form of a session carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CsrfToken(String);
+
+impl CsrfToken {
+    /// Compares in constant time with what a request presented.
+    pub fn matches(&self, presented: &str) -> bool {
+        secrets_match(&self.0, presented)
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResearcherId(i64);
+
+impl ResearcherId {
+    pub fn from_stored(id: i64) -> Self {
+        Self(id)
+    }
+
+    pub fn get(self) -> i64 {
+        self.0
+    }
+}
+
+impl TokenHash {
+    /// The stored hash as hex: how the tokens page names a token without revealing it.
+    pub fn to_hex(self) -> String {
+        hex::encode(self.0)
+    }
+
+    pub fn from_hex(text: &str) -> Result<Self, AppError> {
+        hex::decode(text)
+            .ok()
+            .and_then(|bytes| <[u8; 32]>::try_from(bytes).ok())
+            .map(Self)
+            .ok_or(AppError::NotFound("token"))
+    }
+
+    pub fn from_stored(bytes: &[u8]) -> Result<Self, AppError> {
+        <[u8; 32]>::try_from(bytes)
+            .map(Self)
+            .map_err(|_| AppError::internal("a stored token hash is not 32 bytes"))
+    }
+}
+
 /// A respondent's secret receipt: 32 random bytes, base64url (43 characters).
 /// Never stored; only its hash (the response id) is.
 pub struct Receipt(String);
@@ -338,6 +436,47 @@ fn required_by_default() -> bool {
     true
 }
 
+/// A draft's title, description and planned respondents, as edited in the builder.
+#[derive(Debug, Clone)]
+pub struct SurveyDetails {
+    title: String,
+    description: String,
+    planned_respondents: u64,
+}
+
+impl SurveyDetails {
+    pub fn parse(
+        title: &str,
+        description: &str,
+        planned_respondents: Option<u64>,
+    ) -> Result<Self, AppError> {
+        let planned_respondents = planned_respondents.unwrap_or(DEFAULT_PLANNED_RESPONDENTS);
+        if !(1..=MAX_PLANNED_RESPONDENTS).contains(&planned_respondents) {
+            return Err(AppError::invalid(
+                "invalid_planned_respondents",
+                format!("planned_respondents must be between 1 and {MAX_PLANNED_RESPONDENTS}"),
+            ));
+        }
+        Ok(Self {
+            title: bounded_text("title", title, 1, MAX_TITLE_CHARS)?,
+            description: bounded_text("description", description, 0, MAX_DESCRIPTION_CHARS)?,
+            planned_respondents,
+        })
+    }
+
+    pub fn title(&self) -> &str {
+        &self.title
+    }
+
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    pub fn planned_respondents(&self) -> u64 {
+        self.planned_respondents
+    }
+}
+
 /// A validated survey definition, ready to store as a draft.
 #[derive(Debug, Clone)]
 pub struct SurveyDefinition {
@@ -356,18 +495,8 @@ pub struct QuestionDefinition {
 
 impl SurveyDefinition {
     pub fn parse(input: SurveyDefinitionInput) -> Result<Self, AppError> {
-        let title = bounded_text("title", &input.title, 1, MAX_TITLE_CHARS)?;
-        let description =
-            bounded_text("description", &input.description, 0, MAX_DESCRIPTION_CHARS)?;
-        let planned_respondents = input
-            .planned_respondents
-            .unwrap_or(DEFAULT_PLANNED_RESPONDENTS);
-        if !(1..=MAX_PLANNED_RESPONDENTS).contains(&planned_respondents) {
-            return Err(AppError::invalid(
-                "invalid_planned_respondents",
-                format!("planned_respondents must be between 1 and {MAX_PLANNED_RESPONDENTS}"),
-            ));
-        }
+        let details =
+            SurveyDetails::parse(&input.title, &input.description, input.planned_respondents)?;
         if input.questions.is_empty() || input.questions.len() > MAX_QUESTIONS {
             return Err(AppError::invalid(
                 "invalid_questions",
@@ -379,29 +508,24 @@ impl SurveyDefinition {
             .into_iter()
             .enumerate()
             .map(|(index, question)| {
-                let field = format!("questions[{index}].text");
-                Ok(QuestionDefinition {
-                    text: bounded_text(&field, &question.text, 1, MAX_QUESTION_CHARS)?,
-                    level: PrivacyLevel::new(question.epsilon).map_err(|error| {
-                        AppError::invalid(
-                            "invalid_epsilon",
-                            format!(
-                                "questions[{index}].epsilon must be between {} and {}: {error}",
-                                PrivacyLevel::MIN_EPSILON,
-                                PrivacyLevel::MAX_EPSILON
-                            ),
-                        )
-                    })?,
-                    required: question.required,
-                })
+                QuestionDefinition::parse(
+                    &format!("questions[{index}]"),
+                    &question.text,
+                    question.epsilon,
+                    question.required,
+                )
             })
             .collect::<Result<_, AppError>>()?;
-        Ok(Self {
-            title,
-            description,
-            planned_respondents,
+        Ok(Self::of(details, questions))
+    }
+
+    pub fn of(details: SurveyDetails, questions: Vec<QuestionDefinition>) -> Self {
+        Self {
+            title: details.title,
+            description: details.description,
+            planned_respondents: details.planned_respondents,
             questions,
-        })
+        }
     }
 
     /// The demo survey created on first start.
@@ -451,6 +575,24 @@ impl SurveyDefinition {
 }
 
 impl QuestionDefinition {
+    /// One question; `field` names it in error messages (e.g. `questions[2]`).
+    pub fn parse(field: &str, text: &str, epsilon: f64, required: bool) -> Result<Self, AppError> {
+        Ok(Self {
+            text: bounded_text(&format!("{field}.text"), text, 1, MAX_QUESTION_CHARS)?,
+            level: PrivacyLevel::new(epsilon).map_err(|error| {
+                AppError::invalid(
+                    "invalid_epsilon",
+                    format!(
+                        "{field}.epsilon must be between {} and {}: {error}",
+                        PrivacyLevel::MIN_EPSILON,
+                        PrivacyLevel::MAX_EPSILON
+                    ),
+                )
+            })?,
+            required,
+        })
+    }
+
     pub fn text(&self) -> &str {
         &self.text
     }

@@ -4,6 +4,7 @@ use std::fmt;
 
 use actix_web::http::{header, StatusCode};
 use actix_web::{HttpResponse, ResponseError};
+use askama::Template;
 use serde::Serialize;
 
 /// Everything that can go wrong while serving a request or running a command.
@@ -16,6 +17,8 @@ pub enum AppError {
     Invalid { code: &'static str, message: String },
     /// 401: an owner-only route without a usable bearer token.
     Unauthorized,
+    /// 403: a state-changing request without its session's CSRF token.
+    Forbidden,
     /// 404: the thing does not exist, or it is not the caller's to see.
     NotFound(&'static str),
     /// 405
@@ -26,6 +29,8 @@ pub enum AppError {
     PayloadTooLarge { limit_bytes: usize },
     /// 415
     UnsupportedMediaType,
+    /// 429: e.g. too many failed sign-ins for one account.
+    TooManyRequests { code: &'static str, message: String },
     /// 500: a bug or an environment failure; the cause goes to the log.
     Internal(String),
 }
@@ -51,7 +56,10 @@ impl AppError {
 
     fn code(&self) -> &'static str {
         match self {
-            Self::Invalid { code, .. } | Self::Conflict { code, .. } => code,
+            Self::Invalid { code, .. }
+            | Self::Conflict { code, .. }
+            | Self::TooManyRequests { code, .. } => code,
+            Self::Forbidden => "csrf_token_missing",
             Self::Unauthorized => "unauthorized",
             Self::NotFound(_) => "not_found",
             Self::MethodNotAllowed => "method_not_allowed",
@@ -62,13 +70,17 @@ impl AppError {
     }
 
     /// What the client is told; for `Internal` deliberately nothing about the cause.
-    fn public_message(&self) -> String {
+    pub fn public_message(&self) -> String {
         match self {
-            Self::Invalid { message, .. } | Self::Conflict { message, .. } => message.clone(),
-            Self::Unauthorized => {
-                "this route needs an `Authorization: Bearer <token>` header with a valid API token"
-                    .to_owned()
-            }
+            Self::Invalid { message, .. }
+            | Self::Conflict { message, .. }
+            | Self::TooManyRequests { message, .. } => message.clone(),
+            Self::Forbidden => "this request lacks the form's security (CSRF) token; reload \
+                                the page and try again"
+                .to_owned(),
+            Self::Unauthorized => "this route needs an `Authorization: Bearer <token>` header \
+                                   with a valid API token, or a signed-in session"
+                .to_owned(),
             Self::NotFound(what) => format!("{what} not found"),
             Self::MethodNotAllowed => "this method is not allowed on this route".to_owned(),
             Self::PayloadTooLarge { limit_bytes } => {
@@ -121,11 +133,13 @@ impl ResponseError for AppError {
         match self {
             Self::Invalid { .. } => StatusCode::BAD_REQUEST,
             Self::Unauthorized => StatusCode::UNAUTHORIZED,
+            Self::Forbidden => StatusCode::FORBIDDEN,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::Conflict { .. } => StatusCode::CONFLICT,
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -144,5 +158,71 @@ impl ResponseError for AppError {
                 message: self.public_message(),
             },
         })
+    }
+}
+
+/// The same errors on the researcher's browser pages: a readable HTML page with the same
+/// status and message, and a redirect to the sign-in page when the session is missing.
+#[derive(Debug)]
+pub struct PageError(pub AppError);
+
+impl From<AppError> for PageError {
+    fn from(error: AppError) -> Self {
+        Self(error)
+    }
+}
+
+impl From<askama::Error> for PageError {
+    fn from(error: askama::Error) -> Self {
+        Self(error.into())
+    }
+}
+
+impl fmt::Display for PageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+#[derive(Template)]
+#[template(path = "workspace/error.html")]
+struct ErrorPage<'a> {
+    status: u16,
+    reason: &'a str,
+    message: &'a str,
+}
+
+impl ResponseError for PageError {
+    fn status_code(&self) -> StatusCode {
+        self.0.status_code()
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        if matches!(self.0, AppError::Unauthorized) {
+            return HttpResponse::SeeOther()
+                .insert_header((header::LOCATION, "/login"))
+                .finish();
+        }
+        if let AppError::Internal(cause) = &self.0 {
+            tracing::error!(%cause, "page failed");
+        }
+        let status = self.status_code();
+        let message = self.0.public_message();
+        let page = ErrorPage {
+            status: status.as_u16(),
+            reason: status.canonical_reason().unwrap_or("Error"),
+            message: &message,
+        };
+        match page.render() {
+            Ok(html) => HttpResponse::build(status)
+                .content_type("text/html; charset=utf-8")
+                .body(html),
+            Err(error) => {
+                tracing::error!(%error, "the error page failed to render");
+                HttpResponse::build(status)
+                    .content_type("text/plain; charset=utf-8")
+                    .body(message)
+            }
+        }
     }
 }

@@ -6,8 +6,8 @@ use rusqlite::{params, Connection, ErrorCode, OptionalExtension, Row};
 
 use crate::crypto::PasswordHash;
 use crate::domain::{
-    Email, Question, QuestionId, ResponseId, Slug, StoredReport, Submission, Survey,
-    SurveyDefinition, SurveyId, SurveyStatus, TokenHash,
+    Email, Question, QuestionDefinition, QuestionId, ResearcherId, ResponseId, Slug, StoredReport,
+    Submission, Survey, SurveyDefinition, SurveyDetails, SurveyId, SurveyStatus, TokenHash,
 };
 use crate::error::AppError;
 
@@ -44,7 +44,7 @@ pub fn insert_researcher(
     connection: &Connection,
     email: &Email,
     password: &PasswordHash,
-) -> Result<(), AppError> {
+) -> Result<ResearcherId, AppError> {
     connection
         .execute(
             "INSERT INTO researchers (email, password_hash, password_salt) VALUES (?1, ?2, ?3)",
@@ -60,7 +60,7 @@ pub fn insert_researcher(
                 error.into()
             }
         })?;
-    Ok(())
+    Ok(ResearcherId::from_stored(connection.last_insert_rowid()))
 }
 
 pub fn researcher_id(connection: &Connection, email: &Email) -> Result<Option<i64>, AppError> {
@@ -76,12 +76,12 @@ pub fn researcher_id(connection: &Connection, email: &Email) -> Result<Option<i6
 pub fn researcher_for_token(
     connection: &Connection,
     token: &TokenHash,
-) -> Result<Option<i64>, AppError> {
+) -> Result<Option<ResearcherId>, AppError> {
     Ok(connection
         .query_row(
             "SELECT researcher_id FROM api_tokens WHERE token_hash = ?1",
             [token.as_bytes()],
-            |row| row.get(0),
+            |row| row.get(0).map(ResearcherId::from_stored),
         )
         .optional()?)
 }
@@ -106,7 +106,7 @@ pub fn insert_token(
 
 pub fn insert_survey(
     connection: &Connection,
-    owner_id: i64,
+    owner_id: ResearcherId,
     slug: &Slug,
     definition: &SurveyDefinition,
     status: SurveyStatus,
@@ -117,7 +117,7 @@ pub fn insert_survey(
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             params![
                 slug.as_str(),
-                owner_id,
+                owner_id.get(),
                 definition.title(),
                 definition.description(),
                 status.as_str(),
@@ -159,6 +159,7 @@ pub fn ensure_demo_survey(connection: &Connection) -> Result<bool, AppError> {
         [Email::demo_owner().as_str()],
     )?;
     let owner_id = researcher_id(connection, &Email::demo_owner())?
+        .map(ResearcherId::from_stored)
         .ok_or_else(|| AppError::internal("the demo owner was not created"))?;
     insert_survey(
         connection,
@@ -175,11 +176,11 @@ pub fn find_survey(connection: &Connection, slug: &Slug) -> Result<Option<Survey
     load_survey(connection, slug, None)
 }
 
-/// A survey by slug, only if the token belongs to its owner.
+/// A survey by slug, only if this researcher owns it.
 pub fn find_owned_survey(
     connection: &Connection,
     slug: &Slug,
-    owner: &TokenHash,
+    owner: ResearcherId,
 ) -> Result<Option<Survey>, AppError> {
     load_survey(connection, slug, Some(owner))
 }
@@ -187,15 +188,13 @@ pub fn find_owned_survey(
 fn load_survey(
     connection: &Connection,
     slug: &Slug,
-    owner: Option<&TokenHash>,
+    owner: Option<ResearcherId>,
 ) -> Result<Option<Survey>, AppError> {
     let found = connection
         .query_row(
             "SELECT id, title, description, status, planned_respondents FROM surveys
-             WHERE slug = ?1
-               AND (?2 IS NULL
-                    OR owner_id IN (SELECT researcher_id FROM api_tokens WHERE token_hash = ?2))",
-            params![slug.as_str(), owner.map(TokenHash::as_bytes)],
+             WHERE slug = ?1 AND (?2 IS NULL OR owner_id = ?2)",
+            params![slug.as_str(), owner.map(ResearcherId::get)],
             |row| {
                 Ok((
                     row.get::<_, i64>(0)?,
@@ -251,15 +250,13 @@ fn load_survey(
 pub fn change_status(
     connection: &Connection,
     slug: &Slug,
-    owner: &TokenHash,
+    owner: ResearcherId,
     from: SurveyStatus,
     to: SurveyStatus,
 ) -> Result<(), AppError> {
     let changed = connection.execute(
-        "UPDATE surveys SET status = ?1
-         WHERE slug = ?2 AND status = ?3
-           AND owner_id IN (SELECT researcher_id FROM api_tokens WHERE token_hash = ?4)",
-        params![to.as_str(), slug.as_str(), from.as_str(), owner.as_bytes()],
+        "UPDATE surveys SET status = ?1 WHERE slug = ?2 AND status = ?3 AND owner_id = ?4",
+        params![to.as_str(), slug.as_str(), from.as_str(), owner.get()],
     )?;
     if changed == 1 {
         return Ok(());
@@ -473,4 +470,501 @@ pub fn export_page(
 
 fn export_row(row: &Row<'_>) -> rusqlite::Result<(String, i64, f64, bool)> {
     Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+}
+
+// --- the researcher's workspace: accounts, sessions, one-time links ------------------------
+
+/// Whether any researcher can sign in (the demo owner, without a password, cannot).
+pub fn any_researcher_can_sign_in(connection: &Connection) -> Result<bool, AppError> {
+    Ok(connection.query_row(
+        "SELECT EXISTS (SELECT 1 FROM researchers WHERE password_hash IS NOT NULL)",
+        [],
+        |row| row.get(0),
+    )?)
+}
+
+/// A researcher's id and stored password hash, by e-mail; `None` for unknown addresses.
+pub fn researcher_credentials(
+    connection: &Connection,
+    email: &Email,
+) -> Result<Option<(ResearcherId, Option<PasswordHash>)>, AppError> {
+    let found = connection
+        .query_row(
+            "SELECT id, password_salt, password_hash FROM researchers WHERE email = ?1",
+            [email.as_str()],
+            |row| {
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    row.get::<_, Option<Vec<u8>>>(1)?,
+                    row.get::<_, Option<Vec<u8>>>(2)?,
+                ))
+            },
+        )
+        .optional()?;
+    Ok(found.map(|(id, salt, hash)| {
+        let password = salt
+            .zip(hash)
+            .and_then(|(salt, hash)| PasswordHash::from_stored(&salt, &hash));
+        (ResearcherId::from_stored(id), password)
+    }))
+}
+
+/// Failed sign-ins of this account that are less than an hour old.
+pub fn recent_login_failures(
+    connection: &Connection,
+    researcher: ResearcherId,
+    now: i64,
+) -> Result<u64, AppError> {
+    let count: i64 = connection.query_row(
+        "SELECT count(*) FROM login_failures WHERE researcher_id = ?1 AND forget_at > ?2",
+        params![researcher.get(), now],
+        |row| row.get(0),
+    )?;
+    count_from_sql(count)
+}
+
+pub fn record_login_failure(
+    connection: &Connection,
+    researcher: ResearcherId,
+    forget_at: i64,
+    now: i64,
+) -> Result<(), AppError> {
+    connection.execute("DELETE FROM login_failures WHERE forget_at <= ?1", [now])?;
+    connection.execute(
+        "INSERT INTO login_failures (researcher_id, forget_at) VALUES (?1, ?2)",
+        params![researcher.get(), forget_at],
+    )?;
+    Ok(())
+}
+
+pub fn clear_login_failures(
+    connection: &Connection,
+    researcher: ResearcherId,
+) -> Result<(), AppError> {
+    connection.execute(
+        "DELETE FROM login_failures WHERE researcher_id = ?1",
+        [researcher.get()],
+    )?;
+    Ok(())
+}
+
+pub fn insert_session(
+    connection: &Connection,
+    token: &TokenHash,
+    researcher: ResearcherId,
+    now: i64,
+    idle_expires_at: i64,
+    absolute_expires_at: i64,
+) -> Result<(), AppError> {
+    // Expired sessions are useless; forget them whenever someone signs in.
+    connection.execute(
+        "DELETE FROM sessions WHERE idle_expires_at <= ?1 OR absolute_expires_at <= ?1",
+        [now],
+    )?;
+    connection.execute(
+        "INSERT INTO sessions (token_hash, researcher_id, idle_expires_at, absolute_expires_at)
+         VALUES (?1, ?2, ?3, ?4)",
+        params![
+            token.as_bytes(),
+            researcher.get(),
+            idle_expires_at,
+            absolute_expires_at
+        ],
+    )?;
+    Ok(())
+}
+
+/// A live session: its researcher, their e-mail and when it would go idle.
+pub struct LiveSession {
+    pub researcher: ResearcherId,
+    pub email: String,
+    pub idle_expires_at: i64,
+}
+
+pub fn find_session(
+    connection: &Connection,
+    token: &TokenHash,
+    now: i64,
+) -> Result<Option<LiveSession>, AppError> {
+    Ok(connection
+        .query_row(
+            "SELECT sessions.researcher_id, researchers.email, sessions.idle_expires_at
+             FROM sessions JOIN researchers ON researchers.id = sessions.researcher_id
+             WHERE sessions.token_hash = ?1
+               AND sessions.idle_expires_at > ?2 AND sessions.absolute_expires_at > ?2",
+            params![token.as_bytes(), now],
+            |row| {
+                Ok(LiveSession {
+                    researcher: ResearcherId::from_stored(row.get(0)?),
+                    email: row.get(1)?,
+                    idle_expires_at: row.get(2)?,
+                })
+            },
+        )
+        .optional()?)
+}
+
+/// Moves a session's idle expiry on (never past its absolute expiry, which stays).
+pub fn touch_session(
+    connection: &Connection,
+    token: &TokenHash,
+    idle_expires_at: i64,
+) -> Result<(), AppError> {
+    connection.execute(
+        "UPDATE sessions SET idle_expires_at = ?2 WHERE token_hash = ?1",
+        params![token.as_bytes(), idle_expires_at],
+    )?;
+    Ok(())
+}
+
+pub fn delete_session(connection: &Connection, token: &TokenHash) -> Result<(), AppError> {
+    connection.execute(
+        "DELETE FROM sessions WHERE token_hash = ?1",
+        [token.as_bytes()],
+    )?;
+    Ok(())
+}
+
+/// Replaces any earlier first-account link by this one.
+pub fn replace_setup_link(
+    connection: &Connection,
+    token: &TokenHash,
+    expires_at: i64,
+) -> Result<(), AppError> {
+    connection.execute("DELETE FROM signup_links WHERE invited_by IS NULL", [])?;
+    connection.execute(
+        "INSERT INTO signup_links (token_hash, invited_by, expires_at) VALUES (?1, NULL, ?2)",
+        params![token.as_bytes(), expires_at],
+    )?;
+    Ok(())
+}
+
+pub fn insert_invitation(
+    connection: &Connection,
+    token: &TokenHash,
+    invited_by: ResearcherId,
+    expires_at: i64,
+) -> Result<(), AppError> {
+    connection.execute(
+        "INSERT INTO signup_links (token_hash, invited_by, expires_at) VALUES (?1, ?2, ?3)",
+        params![token.as_bytes(), invited_by.get(), expires_at],
+    )?;
+    Ok(())
+}
+
+pub fn signup_link_is_valid(
+    connection: &Connection,
+    token: &TokenHash,
+    now: i64,
+) -> Result<bool, AppError> {
+    Ok(connection.query_row(
+        "SELECT EXISTS (SELECT 1 FROM signup_links WHERE token_hash = ?1 AND expires_at > ?2)",
+        params![token.as_bytes(), now],
+        |row| row.get(0),
+    )?)
+}
+
+/// Uses up a one-time link; 404 when it is unknown, used or expired.
+pub fn consume_signup_link(
+    connection: &Connection,
+    token: &TokenHash,
+    now: i64,
+) -> Result<(), AppError> {
+    let deleted = connection.execute(
+        "DELETE FROM signup_links WHERE token_hash = ?1 AND expires_at > ?2",
+        params![token.as_bytes(), now],
+    )?;
+    if deleted == 1 {
+        Ok(())
+    } else {
+        Err(AppError::NotFound("sign-up link"))
+    }
+}
+
+pub fn insert_token_for(
+    connection: &Connection,
+    researcher: ResearcherId,
+    token: &TokenHash,
+) -> Result<(), AppError> {
+    connection.execute(
+        "INSERT INTO api_tokens (token_hash, researcher_id) VALUES (?1, ?2)",
+        params![token.as_bytes(), researcher.get()],
+    )?;
+    Ok(())
+}
+
+/// The researcher's API tokens (their hashes), in hash order.
+pub fn list_tokens(
+    connection: &Connection,
+    researcher: ResearcherId,
+) -> Result<Vec<TokenHash>, AppError> {
+    let mut statement = connection.prepare(
+        "SELECT token_hash FROM api_tokens WHERE researcher_id = ?1 ORDER BY token_hash",
+    )?;
+    let hashes = statement
+        .query_map([researcher.get()], |row| row.get::<_, Vec<u8>>(0))?
+        .map(|row| TokenHash::from_stored(&row?))
+        .collect::<Result<Vec<_>, AppError>>()?;
+    Ok(hashes)
+}
+
+pub fn revoke_token(
+    connection: &Connection,
+    researcher: ResearcherId,
+    token: &TokenHash,
+) -> Result<(), AppError> {
+    let deleted = connection.execute(
+        "DELETE FROM api_tokens WHERE token_hash = ?1 AND researcher_id = ?2",
+        params![token.as_bytes(), researcher.get()],
+    )?;
+    if deleted == 1 {
+        Ok(())
+    } else {
+        Err(AppError::NotFound("token"))
+    }
+}
+
+// --- the researcher's workspace: surveys --------------------------------------------------
+
+/// One line of the surveys list.
+pub struct SurveySummary {
+    pub slug: Slug,
+    pub title: String,
+    pub status: SurveyStatus,
+    pub responses: u64,
+}
+
+pub fn list_owned_surveys(
+    connection: &Connection,
+    owner: ResearcherId,
+) -> Result<Vec<SurveySummary>, AppError> {
+    let mut statement = connection.prepare(
+        "SELECT slug, title, status,
+                (SELECT count(*) FROM responses WHERE responses.survey_id = surveys.id)
+         FROM surveys WHERE owner_id = ?1 ORDER BY id DESC",
+    )?;
+    let surveys = statement
+        .query_map([owner.get()], |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, String>(2)?,
+                row.get::<_, i64>(3)?,
+            ))
+        })?
+        .map(|row| {
+            let (slug, title, status, responses) = row?;
+            Ok(SurveySummary {
+                slug: Slug::parse(&slug)
+                    .map_err(|_| AppError::internal(format_args!("stored slug {slug:?}")))?,
+                title,
+                status: SurveyStatus::from_stored(&status)?,
+                responses: count_from_sql(responses)?,
+            })
+        })
+        .collect::<Result<Vec<_>, AppError>>()?;
+    Ok(surveys)
+}
+
+/// The id of an owned draft: 404 when not owned, 409 when no longer a draft.
+fn owned_draft(
+    connection: &Connection,
+    slug: &Slug,
+    owner: ResearcherId,
+) -> Result<SurveyId, AppError> {
+    let found = connection
+        .query_row(
+            "SELECT id, status FROM surveys WHERE slug = ?1 AND owner_id = ?2",
+            params![slug.as_str(), owner.get()],
+            |row| Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?)),
+        )
+        .optional()?
+        .ok_or(AppError::NotFound("survey"))?;
+    let (id, status) = found;
+    if SurveyStatus::from_stored(&status)? != SurveyStatus::Draft {
+        return Err(AppError::conflict(
+            "not_a_draft",
+            format!("this survey is {status}: its questions and ε can no longer change"),
+        ));
+    }
+    Ok(SurveyId::from_stored(id))
+}
+
+pub fn update_survey_details(
+    connection: &Connection,
+    slug: &Slug,
+    owner: ResearcherId,
+    details: &SurveyDetails,
+) -> Result<(), AppError> {
+    let survey_id = owned_draft(connection, slug, owner)?;
+    connection.execute(
+        "UPDATE surveys SET title = ?2, description = ?3, planned_respondents = ?4
+         WHERE id = ?1 AND owner_id = ?5",
+        params![
+            survey_id.get(),
+            details.title(),
+            details.description(),
+            count_to_sql(details.planned_respondents())?,
+            owner.get()
+        ],
+    )?;
+    Ok(())
+}
+
+pub fn add_question(
+    connection: &Connection,
+    slug: &Slug,
+    owner: ResearcherId,
+    question: &QuestionDefinition,
+) -> Result<(), AppError> {
+    let survey_id = owned_draft(connection, slug, owner)?;
+    let count: i64 = connection.query_row(
+        "SELECT count(*) FROM questions WHERE survey_id = ?1",
+        [survey_id.get()],
+        |row| row.get(0),
+    )?;
+    if count_from_sql(count)? >= crate::domain::MAX_QUESTIONS as u64 {
+        return Err(AppError::conflict(
+            "too_many_questions",
+            format!(
+                "a survey has at most {} questions",
+                crate::domain::MAX_QUESTIONS
+            ),
+        ));
+    }
+    connection.execute(
+        "INSERT INTO questions (survey_id, position, text, epsilon, required)
+         VALUES (?1, (SELECT coalesce(max(position) + 1, 0) FROM questions WHERE survey_id = ?1),
+                 ?2, ?3, ?4)",
+        params![
+            survey_id.get(),
+            question.text(),
+            question.level().epsilon(),
+            question.required()
+        ],
+    )?;
+    Ok(())
+}
+
+/// The position of a question of an owned draft; 404 when it is not one.
+fn draft_question_position(
+    connection: &Connection,
+    slug: &Slug,
+    owner: ResearcherId,
+    question: QuestionId,
+) -> Result<(SurveyId, i64), AppError> {
+    let survey_id = owned_draft(connection, slug, owner)?;
+    let position = connection
+        .query_row(
+            "SELECT position FROM questions WHERE id = ?1 AND survey_id = ?2",
+            params![question.get(), survey_id.get()],
+            |row| row.get(0),
+        )
+        .optional()?
+        .ok_or(AppError::NotFound("question"))?;
+    Ok((survey_id, position))
+}
+
+pub fn update_question(
+    connection: &Connection,
+    slug: &Slug,
+    owner: ResearcherId,
+    question: QuestionId,
+    definition: &QuestionDefinition,
+) -> Result<(), AppError> {
+    let (survey_id, _) = draft_question_position(connection, slug, owner, question)?;
+    connection.execute(
+        "UPDATE questions SET text = ?3, epsilon = ?4, required = ?5
+         WHERE id = ?1 AND survey_id = ?2",
+        params![
+            question.get(),
+            survey_id.get(),
+            definition.text(),
+            definition.level().epsilon(),
+            definition.required()
+        ],
+    )?;
+    Ok(())
+}
+
+/// Swaps a question with its neighbour above (`up`) or below; at either end, nothing moves.
+pub fn move_question(
+    connection: &Connection,
+    slug: &Slug,
+    owner: ResearcherId,
+    question: QuestionId,
+    up: bool,
+) -> Result<(), AppError> {
+    let (survey_id, position) = draft_question_position(connection, slug, owner, question)?;
+    let neighbour: Option<(i64, i64)> = connection
+        .query_row(
+            if up {
+                "SELECT id, position FROM questions WHERE survey_id = ?1 AND position < ?2
+                 ORDER BY position DESC LIMIT 1"
+            } else {
+                "SELECT id, position FROM questions WHERE survey_id = ?1 AND position > ?2
+                 ORDER BY position LIMIT 1"
+            },
+            params![survey_id.get(), position],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .optional()?;
+    let Some((neighbour_id, neighbour_position)) = neighbour else {
+        return Ok(());
+    };
+    // UNIQUE (survey_id, position): park one question at -1 while the other moves.
+    let mut set_position =
+        connection.prepare("UPDATE questions SET position = ?2 WHERE id = ?1")?;
+    set_position.execute(params![question.get(), -1])?;
+    set_position.execute(params![neighbour_id, position])?;
+    set_position.execute(params![question.get(), neighbour_position])?;
+    Ok(())
+}
+
+pub fn delete_question(
+    connection: &Connection,
+    slug: &Slug,
+    owner: ResearcherId,
+    question: QuestionId,
+) -> Result<(), AppError> {
+    let (survey_id, position) = draft_question_position(connection, slug, owner, question)?;
+    let count: i64 = connection.query_row(
+        "SELECT count(*) FROM questions WHERE survey_id = ?1",
+        [survey_id.get()],
+        |row| row.get(0),
+    )?;
+    if count <= 1 {
+        return Err(AppError::conflict(
+            "last_question",
+            "a survey keeps at least one question; add another before deleting this one",
+        ));
+    }
+    connection.execute(
+        "DELETE FROM questions WHERE id = ?1 AND survey_id = ?2",
+        params![question.get(), survey_id.get()],
+    )?;
+    // Close the gap in two steps, so UNIQUE (survey_id, position) holds after each row.
+    connection.execute(
+        "UPDATE questions SET position = -position WHERE survey_id = ?1 AND position > ?2",
+        params![survey_id.get(), position],
+    )?;
+    connection.execute(
+        "UPDATE questions SET position = -position - 1 WHERE survey_id = ?1 AND position < 0",
+        [survey_id.get()],
+    )?;
+    Ok(())
+}
+
+/// Deletes an owned draft (drafts have no responses).
+pub fn delete_draft(
+    connection: &Connection,
+    slug: &Slug,
+    owner: ResearcherId,
+) -> Result<(), AppError> {
+    let survey_id = owned_draft(connection, slug, owner)?;
+    connection.execute(
+        "DELETE FROM surveys WHERE id = ?1 AND owner_id = ?2",
+        params![survey_id.get(), owner.get()],
+    )?;
+    Ok(())
 }

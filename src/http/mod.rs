@@ -1,9 +1,10 @@
 //! The HTTP layer: routes, middleware and extractor error handling.
 //! Handlers extract, parse into domain types, call the database, render.
 
-mod auth;
+pub mod auth;
 mod researcher;
 mod respondent;
+mod workspace;
 
 use std::net::TcpListener;
 use std::path::PathBuf;
@@ -21,6 +22,9 @@ use crate::error::AppError;
 pub const SUBMISSION_LIMIT_BYTES: usize = 16 * 1024;
 /// A definition of 100 questions of 1 000 characters (4 bytes each at worst) fits.
 pub const DEFINITION_LIMIT_BYTES: usize = 512 * 1024;
+
+/// The builder's largest form: a question of 1 000 characters, percent-encoded.
+pub const FORM_LIMIT_BYTES: usize = 64 * 1024;
 
 /// Only the origin, and WebAssembly compilation for the mechanism; no inline script or style.
 pub const CONTENT_SECURITY_POLICY: &str =
@@ -41,6 +45,11 @@ pub fn server(
             .app_data(db.clone())
             .app_data(web::PathConfig::default().error_handler(path_error))
             .app_data(web::QueryConfig::default().error_handler(query_error))
+            .app_data(
+                web::FormConfig::default()
+                    .limit(FORM_LIMIT_BYTES)
+                    .error_handler(form_error),
+            )
             .configure(|config| routes(config, static_dir.clone()))
             .default_service(web::to(not_found))
             .wrap_fn(|request, service| {
@@ -113,11 +122,65 @@ fn routes(config: &mut web::ServiceConfig, static_dir: PathBuf) {
             resource("/api/surveys/{slug}/codebook.json")
                 .route(web::get().to(researcher::codebook)),
         )
+        .configure(workspace_routes)
         .service(
             actix_files::Files::new("/static", static_dir)
                 .prefer_utf8(true)
                 .default_handler(web::to(not_found)),
         );
+}
+
+/// The researcher's workspace in the browser (HTML pages and their forms).
+fn workspace_routes(config: &mut web::ServiceConfig) {
+    use workspace as w;
+    config
+        .service(resource("/").route(web::get().to(w::home)))
+        .service(
+            resource("/login")
+                .route(web::get().to(w::login_form))
+                .route(web::post().to(w::login)),
+        )
+        .service(resource("/logout").route(web::post().to(w::logout)))
+        .service(
+            resource("/setup/{token}")
+                .route(web::get().to(w::setup_form))
+                .route(web::post().to(w::setup)),
+        )
+        .service(
+            resource("/surveys")
+                .route(web::get().to(w::surveys))
+                .route(web::post().to(w::create_survey)),
+        )
+        .service(
+            resource("/surveys/{slug}/edit")
+                .route(web::get().to(w::builder))
+                .route(web::post().to(w::update_details)),
+        )
+        .service(resource("/surveys/{slug}/questions").route(web::post().to(w::add_question)))
+        .service(
+            resource("/surveys/{slug}/questions/{id}").route(web::post().to(w::update_question)),
+        )
+        .service(
+            resource("/surveys/{slug}/questions/{id}/move").route(web::post().to(w::move_question)),
+        )
+        .service(
+            resource("/surveys/{slug}/questions/{id}/delete")
+                .route(web::post().to(w::delete_question)),
+        )
+        .service(resource("/surveys/{slug}/preview").route(web::get().to(w::preview)))
+        .service(
+            resource("/surveys/{slug}/open")
+                .route(web::get().to(w::confirm_open))
+                .route(web::post().to(w::open)),
+        )
+        .service(resource("/surveys/{slug}/close").route(web::post().to(w::close)))
+        .service(resource("/surveys/{slug}/delete").route(web::post().to(w::delete_draft)))
+        .service(resource("/surveys/{slug}/results").route(web::get().to(w::results_page)))
+        .service(resource("/surveys/{slug}/present").route(web::get().to(w::present)))
+        .service(resource("/account").route(web::get().to(w::account)))
+        .service(resource("/account/tokens").route(web::post().to(w::create_token)))
+        .service(resource("/account/tokens/{hash}/revoke").route(web::post().to(w::revoke_token)))
+        .service(resource("/account/invitations").route(web::post().to(w::create_invitation)));
 }
 
 /// A resource whose unsupported methods get a JSON 405.
@@ -151,6 +214,16 @@ fn json_error(error: error::JsonPayloadError, request: &HttpRequest) -> actix_we
             format!("the body is not the JSON this route expects: {cause}"),
         ),
         other => AppError::invalid("invalid_body", format!("cannot read the body: {other}")),
+    };
+    app_error.into()
+}
+
+fn form_error(error: error::UrlencodedError, _: &HttpRequest) -> actix_web::Error {
+    let app_error = match error {
+        error::UrlencodedError::Overflow { limit, .. } => {
+            AppError::PayloadTooLarge { limit_bytes: limit }
+        }
+        other => AppError::invalid("invalid_form", format!("the form is incomplete: {other}")),
     };
     app_error.into()
 }

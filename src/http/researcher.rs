@@ -15,8 +15,8 @@ use crate::export::{stream_export, ExportFormat};
 use crate::results;
 
 async fn find_owned_survey(db: &Database, slug: Slug, owner: &Owner) -> Result<Survey, AppError> {
-    let token = *owner.token();
-    db.read(move |connection| queries::find_owned_survey(connection, &slug, &token))
+    let researcher = owner.researcher()?;
+    db.read(move |connection| queries::find_owned_survey(connection, &slug, researcher))
         .await?
         .ok_or(AppError::NotFound("survey"))
 }
@@ -55,11 +55,9 @@ pub async fn create_survey(
 ) -> Result<HttpResponse, AppError> {
     let definition = SurveyDefinition::parse(body.into_inner())?;
     let slug = Slug::generate(definition.title())?;
-    let token = *owner.token();
+    let owner_id = owner.creator()?;
     let survey = db
         .write(move |connection| {
-            let owner_id =
-                queries::researcher_for_token(connection, &token)?.ok_or(AppError::Unauthorized)?;
             queries::insert_survey(
                 connection,
                 owner_id,
@@ -84,10 +82,10 @@ async fn change_status(
     to: SurveyStatus,
 ) -> Result<HttpResponse, AppError> {
     let slug = Slug::parse(slug)?;
-    let token = *owner.token();
+    let researcher = owner.researcher()?;
     let survey = db
         .write(move |connection| {
-            queries::change_status(connection, &slug, &token, from, to)?;
+            queries::change_status(connection, &slug, researcher, from, to)?;
             queries::find_survey(connection, &slug)?.ok_or(AppError::NotFound("survey"))
         })
         .await?;
@@ -127,10 +125,10 @@ pub async fn results(
 ) -> Result<HttpResponse, AppError> {
     let slug = Slug::parse(&slug)?;
     let confidence = results::parse_confidence(query.confidence)?;
-    let token = *owner.token();
+    let researcher = owner.researcher()?;
     let (survey, tallies) = db
         .read(move |connection| {
-            let survey = queries::find_owned_survey(connection, &slug, &token)?
+            let survey = queries::find_owned_survey(connection, &slug, researcher)?
                 .ok_or(AppError::NotFound("survey"))?;
             let tallies = queries::survey_tallies(connection, survey.id)?;
             Ok((survey, tallies))

@@ -24,6 +24,8 @@ async fn find_survey(db: &Database, slug: Slug) -> Result<Survey, AppError> {
 #[derive(Template)]
 #[template(path = "survey.html")]
 struct SurveyPage {
+    /// The owner's preview: a banner, and nothing can be sent.
+    preview: bool,
     slug: String,
     title: String,
     description: String,
@@ -49,7 +51,7 @@ fn percent(fraction: f64) -> String {
 }
 
 impl SurveyPage {
-    fn of(survey: Survey) -> Result<Self, AppError> {
+    fn of(survey: Survey, preview: bool) -> Result<Self, AppError> {
         let questions = survey
             .questions
             .iter()
@@ -69,6 +71,7 @@ impl SurveyPage {
             })
             .collect::<Result<Vec<_>, AppError>>()?;
         Ok(Self {
+            preview,
             slug: survey.slug.to_string(),
             total_epsilon: format!("{:.2}", survey.total_epsilon()),
             status_note: match survey.status {
@@ -76,7 +79,7 @@ impl SurveyPage {
                 SurveyStatus::Open => None,
                 SurveyStatus::Closed => Some("This survey is closed: nothing can be sent."),
             },
-            accepting: survey.status == SurveyStatus::Open,
+            accepting: !preview && survey.status == SurveyStatus::Open,
             title: survey.title,
             description: survey.description,
             questions,
@@ -91,10 +94,15 @@ pub async fn form(
 ) -> Result<HttpResponse, AppError> {
     let slug = Slug::parse(&slug)?;
     let survey = find_survey(&db, slug).await?;
-    let html = SurveyPage::of(survey)?.render()?;
+    let html = SurveyPage::of(survey, false)?.render()?;
     Ok(HttpResponse::Ok()
         .content_type("text/html; charset=utf-8")
         .body(html))
+}
+
+/// The form exactly as respondents see it, with a preview banner and sending disabled.
+pub(super) fn preview_html(survey: Survey) -> Result<String, AppError> {
+    Ok(SurveyPage::of(survey, true)?.render()?)
 }
 
 #[derive(Serialize)]

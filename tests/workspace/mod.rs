@@ -1,0 +1,183 @@
+//! A researcher's browser for the workspace tests: cookies kept by hand (so their flags can
+//! be checked), redirects not followed, CSRF tokens read from the pages like a browser would.
+#![allow(dead_code)] // each test binary uses a different part of the harness
+
+use std::collections::BTreeMap;
+
+use deniable::accounts;
+use deniable::domain::{Email, Password};
+use reqwest::header::{COOKIE, SET_COOKIE};
+use reqwest::redirect::Policy;
+
+use crate::common::TestApp;
+
+pub const PASSWORD: &str = "correct horse battery staple";
+
+pub struct Browser {
+    pub base: String,
+    pub client: reqwest::Client,
+    pub cookies: BTreeMap<String, String>,
+}
+
+/// The value of the first `name="{field}" value="…"` in a page.
+pub fn hidden_field(html: &str, field: &str) -> String {
+    let marker = format!("name=\"{field}\" value=\"");
+    let start = html
+        .find(&marker)
+        .unwrap_or_else(|| panic!("no {field} field in the page"))
+        + marker.len();
+    let end = html[start..].find('"').unwrap() + start;
+    html[start..end].to_owned()
+}
+
+impl Browser {
+    pub fn new(app: &TestApp) -> Self {
+        Self {
+            base: app.address.clone(),
+            client: reqwest::Client::builder()
+                .redirect(Policy::none())
+                .build()
+                .unwrap(),
+            cookies: BTreeMap::new(),
+        }
+    }
+
+    fn cookie_header(&self) -> String {
+        self.cookies
+            .iter()
+            .map(|(name, value)| format!("{name}={value}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    fn keep_cookies(&mut self, response: &reqwest::Response) {
+        for header in response.headers().get_all(SET_COOKIE) {
+            let text = header.to_str().unwrap();
+            let pair = text.split(';').next().unwrap();
+            let (name, value) = pair.split_once('=').unwrap();
+            if value.is_empty() || text.contains("Max-Age=0") {
+                self.cookies.remove(name);
+            } else {
+                self.cookies.insert(name.to_owned(), value.to_owned());
+            }
+        }
+    }
+
+    pub fn request(&self, method: &str, path: &str) -> reqwest::RequestBuilder {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let mut request = self
+            .client
+            .request(method, format!("{}{}", self.base, path));
+        if !self.cookies.is_empty() {
+            request = request.header(COOKIE, self.cookie_header());
+        }
+        request
+    }
+
+    pub async fn send(&mut self, request: reqwest::RequestBuilder) -> reqwest::Response {
+        let response = request.send().await.unwrap();
+        self.keep_cookies(&response);
+        response
+    }
+
+    pub async fn get(&mut self, path: &str) -> reqwest::Response {
+        let request = self.request("GET", path);
+        self.send(request).await
+    }
+
+    pub async fn get_html(&mut self, path: &str) -> String {
+        let response = self.get(path).await;
+        assert_eq!(response.status(), 200, "GET {path}");
+        response.text().await.unwrap()
+    }
+
+    pub async fn post_form(&mut self, path: &str, form: &[(&str, &str)]) -> reqwest::Response {
+        let request = self.request("POST", path).form(form);
+        self.send(request).await
+    }
+
+    /// This session's CSRF token, read from a page's forms.
+    pub async fn csrf(&mut self) -> String {
+        let html = self.get_html("/surveys").await;
+        hidden_field(&html, "csrf")
+    }
+
+    /// Posts a form with this session's CSRF token added.
+    pub async fn post_with_csrf(&mut self, path: &str, form: &[(&str, &str)]) -> reqwest::Response {
+        let csrf = self.csrf().await;
+        let mut fields = vec![("csrf", csrf.as_str())];
+        fields.extend_from_slice(form);
+        self.post_form(path, &fields).await
+    }
+
+    /// Signs in through the sign-in page; returns the POST's response.
+    pub async fn try_sign_in(&mut self, email: &str, password: &str) -> reqwest::Response {
+        let html = self.get_html("/login").await;
+        let form_token = hidden_field(&html, "form_token");
+        self.post_form(
+            "/login",
+            &[
+                ("form_token", &form_token),
+                ("email", email),
+                ("password", password),
+            ],
+        )
+        .await
+    }
+
+    /// Creates a new draft through the surveys page; returns its slug.
+    pub async fn create_draft(&mut self, title: &str, question: &str) -> String {
+        let response = self
+            .post_with_csrf(
+                "/surveys",
+                &[
+                    ("title", title),
+                    ("description", "For tests."),
+                    ("question", question),
+                    ("epsilon", "1.0"),
+                ],
+            )
+            .await;
+        assert_eq!(response.status(), 303);
+        let location = response.headers()["location"].to_str().unwrap();
+        location
+            .strip_prefix("/surveys/")
+            .and_then(|rest| rest.strip_suffix("/edit"))
+            .unwrap()
+            .to_owned()
+    }
+}
+
+/// A researcher with a password, created through the library.
+pub async fn add_researcher(app: &TestApp, email: &str) {
+    accounts::add_researcher(
+        &app.db,
+        Email::parse(email).unwrap(),
+        Password::parse(PASSWORD.to_owned()).unwrap(),
+    )
+    .await
+    .expect("researcher added");
+}
+
+/// A new researcher, signed in through the sign-in page.
+pub async fn signed_in(app: &TestApp, email: &str) -> Browser {
+    add_researcher(app, email).await;
+    let mut browser = Browser::new(app);
+    let response = browser.try_sign_in(email, PASSWORD).await;
+    assert_eq!(response.status(), 303, "sign-in succeeds");
+    browser
+}
+
+/// The ids of a survey's questions, in order, read from the database file.
+pub fn question_ids(app: &TestApp, slug: &str) -> Vec<i64> {
+    app.inspect()
+        .prepare(
+            "SELECT questions.id FROM questions JOIN surveys ON surveys.id = questions.survey_id
+             WHERE surveys.slug = ?1 ORDER BY position",
+        )
+        .unwrap()
+        .query_map([slug], |row| row.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}

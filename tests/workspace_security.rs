@@ -1,0 +1,489 @@
+//! The workspace's security: ownership on every route, CSRF, sign-in throttling, cookie
+//! flags, session expiry, one-time links, and hostile text rendered inert on every page.
+
+mod common;
+mod workspace;
+
+use common::spawn_app;
+use deniable::accounts::{self, now_unix};
+use deniable::db::queries;
+use deniable::domain::{ResearcherId, SecretToken};
+use workspace::{add_researcher, question_ids, signed_in, Browser, PASSWORD};
+
+/// Every route that names a survey and belongs to its owner: pages, actions, exports and
+/// the API. A new owner-only route must be added here (the test below checks the router).
+const OWNER_ROUTES: &[(&str, &str)] = &[
+    ("GET", "/surveys/{slug}/edit"),
+    ("POST", "/surveys/{slug}/edit"),
+    ("POST", "/surveys/{slug}/questions"),
+    ("POST", "/surveys/{slug}/questions/{id}"),
+    ("POST", "/surveys/{slug}/questions/{id}/move"),
+    ("POST", "/surveys/{slug}/questions/{id}/delete"),
+    ("GET", "/surveys/{slug}/preview"),
+    ("GET", "/surveys/{slug}/open"),
+    ("POST", "/surveys/{slug}/open"),
+    ("POST", "/surveys/{slug}/close"),
+    ("POST", "/surveys/{slug}/delete"),
+    ("GET", "/surveys/{slug}/results"),
+    ("GET", "/surveys/{slug}/present"),
+    ("GET", "/api/surveys/{slug}/results"),
+    ("GET", "/api/surveys/{slug}/export.csv"),
+    ("GET", "/api/surveys/{slug}/export.ndjson"),
+    ("GET", "/api/surveys/{slug}/codebook.json"),
+    ("POST", "/api/surveys/{slug}/open"),
+    ("POST", "/api/surveys/{slug}/close"),
+];
+
+/// Routes that name a survey but are public by design (the respondent's path).
+const PUBLIC_SURVEY_ROUTES: &[&str] = &[
+    "/s/{slug}",
+    "/api/surveys/{slug}",
+    "/api/surveys/{slug}/responses",
+    "/api/surveys/{slug}/responses/{receipt}",
+];
+
+const ROUTER_SOURCE: &str = include_str!("../src/http/mod.rs");
+
+#[test]
+fn every_survey_route_of_the_router_is_in_the_owner_list_or_public_by_design() {
+    let registered: Vec<&str> = ROUTER_SOURCE
+        .split("resource(\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .filter(|path| path.contains("{slug}"))
+        .collect();
+    assert!(registered.len() > 15, "the router was read: {registered:?}");
+    for path in registered {
+        assert!(
+            PUBLIC_SURVEY_ROUTES.contains(&path)
+                || OWNER_ROUTES.iter().any(|(_, route)| *route == path),
+            "{path} names a survey: add it to OWNER_ROUTES (or to the public list)"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_second_researcher_gets_404_on_every_route_of_the_first_researchers_surveys() {
+    let app = spawn_app().await;
+    let mut owner = signed_in(&app, "owner@example.org").await;
+    let draft = owner
+        .create_draft("Owner's draft", "Owner's question?")
+        .await;
+    let opened = owner.create_draft("Owner's open survey", "Asked?").await;
+    let response = owner
+        .post_with_csrf(&format!("/surveys/{opened}/open"), &[])
+        .await;
+    assert_eq!(response.status(), 303);
+
+    let mut stranger = signed_in(&app, "stranger@example.org").await;
+    let csrf = stranger.csrf().await;
+    for slug in [&draft, &opened] {
+        let question = question_ids(&app, slug)[0].to_string();
+        for (method, route) in OWNER_ROUTES {
+            let path = route.replace("{slug}", slug).replace("{id}", &question);
+            let mut request = stranger.request(method, &path);
+            if *method == "POST" {
+                // A complete, valid form with the stranger's own CSRF token: only the
+                // ownership can refuse it.
+                request = request.header("x-csrf-token", &csrf).form(&[
+                    ("csrf", csrf.as_str()),
+                    ("title", "Taken over"),
+                    ("description", "x"),
+                    ("planned_respondents", "10"),
+                    ("text", "Taken over?"),
+                    ("epsilon", "1.0"),
+                    ("required", "on"),
+                    ("direction", "down"),
+                    ("confirm", "on"),
+                ]);
+            }
+            let response = stranger.send(request).await;
+            assert_eq!(response.status(), 404, "{method} {path}");
+            let body = response.text().await.unwrap();
+            assert!(
+                !body.contains("Owner&#39;s"),
+                "{method} {path} leaks the title"
+            );
+            assert!(!body.contains("Owner's"), "{method} {path} leaks the title");
+        }
+    }
+    // Nothing changed, and the stranger's own list is empty.
+    let list = owner.get_html("/surveys").await;
+    assert!(list.contains("Owner&#39;s draft") || list.contains("Owner&#x27;s draft"));
+    assert!(!list.contains("Taken over"));
+    assert_eq!(question_ids(&app, &draft).len(), 1);
+    let stranger_list = stranger.get_html("/surveys").await;
+    assert!(stranger_list.contains("You have no survey yet"));
+}
+
+#[tokio::test]
+async fn a_form_post_without_its_csrf_token_is_refused() {
+    let app = spawn_app().await;
+    let mut owner = signed_in(&app, "owner@example.org").await;
+    let slug = owner.create_draft("Original title", "Question?").await;
+    let edit = [
+        ("title", "Changed by a forged form"),
+        ("description", ""),
+        ("planned_respondents", "10"),
+    ];
+    let without = owner
+        .post_form(&format!("/surveys/{slug}/edit"), &edit)
+        .await;
+    assert_eq!(without.status(), 403);
+    let mut wrong = vec![("csrf", "not-the-token")];
+    wrong.extend_from_slice(&edit);
+    let wrong = owner
+        .post_form(&format!("/surveys/{slug}/edit"), &wrong)
+        .await;
+    assert_eq!(wrong.status(), 403);
+    let create = owner
+        .post_form(
+            "/surveys",
+            &[
+                ("title", "Forged"),
+                ("question", "Forged?"),
+                ("epsilon", "1"),
+            ],
+        )
+        .await;
+    assert_eq!(create.status(), 403);
+    let logout = owner.post_form("/logout", &[]).await;
+    assert_eq!(logout.status(), 403);
+    // The JSON API with only a session cookie needs the token in a header.
+    let request = owner.request("POST", &format!("/api/surveys/{slug}/open"));
+    assert_eq!(owner.send(request).await.status(), 403);
+
+    let builder = owner.get_html(&format!("/surveys/{slug}/edit")).await;
+    assert!(builder.contains("Original title"));
+    assert!(!builder.contains("Changed by a forged form"));
+    assert!(!owner.get_html("/surveys").await.contains("Forged"));
+
+    // The sign-in form has its own token (double-submit cookie): without it, refused.
+    add_researcher(&app, "second@example.org").await;
+    let mut browser = Browser::new(&app);
+    let response = browser
+        .post_form(
+            "/login",
+            &[("email", "second@example.org"), ("password", PASSWORD)],
+        )
+        .await;
+    assert_eq!(response.status(), 403);
+}
+
+#[tokio::test]
+async fn sign_in_is_refused_after_ten_failed_attempts_within_an_hour() {
+    let app = spawn_app().await;
+    add_researcher(&app, "owner@example.org").await;
+    let mut browser = Browser::new(&app);
+    for attempt in 1..=10 {
+        let response = browser
+            .try_sign_in("owner@example.org", "wrong password, again")
+            .await;
+        assert_eq!(response.status(), 400, "attempt {attempt}");
+        assert!(response
+            .text()
+            .await
+            .unwrap()
+            .contains("e-mail address or the password is wrong"));
+    }
+    let refused = browser.try_sign_in("owner@example.org", PASSWORD).await;
+    assert_eq!(
+        refused.status(),
+        429,
+        "even the right password is refused now"
+    );
+    let page = refused.text().await.unwrap();
+    assert!(
+        page.contains("10 failed sign-ins within the last hour"),
+        "{page}"
+    );
+    assert!(!browser.cookies.keys().any(|name| name.contains("session")));
+
+    // Another account is not affected.
+    let other = signed_in(&app, "other@example.org").await;
+    assert!(other.cookies.keys().any(|name| name.contains("session")));
+}
+
+#[tokio::test]
+async fn session_cookies_are_http_only_same_site_strict_and_secure_with_the_host_prefix() {
+    let app = spawn_app().await;
+    add_researcher(&app, "owner@example.org").await;
+    let mut browser = Browser::new(&app);
+    let response = browser.try_sign_in("owner@example.org", PASSWORD).await;
+    assert_eq!(response.status(), 303);
+    let session = response
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .map(|value| value.to_str().unwrap().to_owned())
+        .find(|cookie| cookie.starts_with("__Host-deniable-session="))
+        .expect("a __Host- session cookie on 127.0.0.1");
+    for flag in ["HttpOnly", "SameSite=Strict", "Secure", "Path=/"] {
+        assert!(session.contains(flag), "{flag} missing in {session}");
+    }
+    assert!(!session.contains("Domain"), "{session}");
+    let token = session
+        .split(';')
+        .next()
+        .unwrap()
+        .split_once('=')
+        .unwrap()
+        .1;
+    assert_eq!(token.len(), 43, "256 random bits, base64url");
+    // The database holds only its hash.
+    let stored: Vec<u8> = app
+        .inspect()
+        .query_row("SELECT token_hash FROM sessions", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(stored, SecretToken::parse(token).unwrap().hash().as_bytes());
+
+    // Served by another name over plain HTTP, Secure (and so the prefix) cannot be used;
+    // behind HTTPS (a proxy saying so) it is again.
+    let login = |host: &'static str, proto: Option<&'static str>| {
+        let app_client = &browser.client;
+        let mut request = app_client
+            .get(format!("{}/login", browser.base))
+            .header("host", host);
+        if let Some(proto) = proto {
+            request = request.header("x-forwarded-proto", proto);
+        }
+        request.send()
+    };
+    let plain = login("deniable.example.org", None).await.unwrap();
+    let cookie = plain.headers()["set-cookie"].to_str().unwrap().to_owned();
+    assert!(cookie.starts_with("deniable-form="), "{cookie}");
+    assert!(
+        !cookie.contains("Secure")
+            && cookie.contains("HttpOnly")
+            && cookie.contains("SameSite=Strict")
+    );
+    let https = login("deniable.example.org", Some("https")).await.unwrap();
+    let cookie = https.headers()["set-cookie"].to_str().unwrap().to_owned();
+    assert!(
+        cookie.starts_with("__Host-deniable-form=") && cookie.contains("Secure"),
+        "{cookie}"
+    );
+}
+
+#[tokio::test]
+async fn a_session_ends_after_two_idle_hours_or_twelve_hours_in_all_and_at_sign_out() {
+    let app = spawn_app().await;
+    add_researcher(&app, "owner@example.org").await;
+    let id: i64 = app
+        .inspect()
+        .query_row(
+            "SELECT id FROM researchers WHERE email = 'owner@example.org'",
+            [],
+            |row| row.get(0),
+        )
+        .unwrap();
+    let researcher = ResearcherId::from_stored(id);
+    let now = now_unix();
+    let idle = SecretToken::generate().unwrap();
+    let old = SecretToken::generate().unwrap();
+    let fresh = SecretToken::generate().unwrap();
+    let (idle_hash, old_hash, fresh_hash) = (idle.hash(), old.hash(), fresh.hash());
+    app.db
+        .write(move |connection| {
+            // Last used 2 h 1 min ago, signed in 3 h ago.
+            queries::insert_session(
+                connection,
+                &idle_hash,
+                researcher,
+                now,
+                now - 60,
+                now + 9 * 3600,
+            )?;
+            // Used a minute ago, but signed in 12 h 1 min ago.
+            queries::insert_session(connection, &old_hash, researcher, now, now + 7140, now - 60)?;
+            queries::insert_session(
+                connection,
+                &fresh_hash,
+                researcher,
+                now,
+                now + 7200,
+                now + 43200,
+            )
+        })
+        .await
+        .unwrap();
+    let status_with = |token: &SecretToken| {
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap();
+        client
+            .get(app.url("/surveys"))
+            .header(
+                "cookie",
+                format!("__Host-deniable-session={}", token.expose()),
+            )
+            .send()
+    };
+    let to_login = status_with(&idle).await.unwrap();
+    assert_eq!(to_login.status(), 303);
+    assert_eq!(to_login.headers()["location"], "/login");
+    assert_eq!(status_with(&old).await.unwrap().status(), 303);
+    assert_eq!(status_with(&fresh).await.unwrap().status(), 200);
+
+    let mut browser = signed_in(&app, "second@example.org").await;
+    assert_eq!(browser.get("/surveys").await.status(), 200);
+    let session_cookie = browser.cookies.clone();
+    let out = browser.post_with_csrf("/logout", &[]).await;
+    assert_eq!(out.status(), 303);
+    browser.cookies = session_cookie; // a copy of the old cookie no longer works
+    assert_eq!(browser.get("/surveys").await.status(), 303);
+}
+
+#[tokio::test]
+async fn the_one_time_link_creates_the_first_account_once_and_invitations_create_more() {
+    let app = spawn_app().await;
+    let link = accounts::prepare_setup_link(&app.db)
+        .await
+        .unwrap()
+        .expect("no account yet: a setup link");
+    let path = format!("/setup/{}", link.expose());
+    let mut browser = Browser::new(&app);
+    let page = browser.get_html(&path).await;
+    let form_token = workspace::hidden_field(&page, "form_token");
+    let short = browser
+        .post_form(
+            &path,
+            &[
+                ("form_token", &form_token),
+                ("email", "first@example.org"),
+                ("password", "too short"),
+                ("password_again", "too short"),
+            ],
+        )
+        .await;
+    assert_eq!(short.status(), 400);
+    assert!(short
+        .text()
+        .await
+        .unwrap()
+        .contains("at least 12 characters"));
+    let page = browser.get_html(&path).await;
+    let form_token = workspace::hidden_field(&page, "form_token");
+    let created = browser
+        .post_form(
+            &path,
+            &[
+                ("form_token", &form_token),
+                ("email", "first@example.org"),
+                ("password", PASSWORD),
+                ("password_again", PASSWORD),
+            ],
+        )
+        .await;
+    assert_eq!(created.status(), 303);
+    assert_eq!(browser.get("/surveys").await.status(), 200, "signed in");
+    assert_eq!(Browser::new(&app).get(&path).await.status(), 404, "used up");
+    assert!(accounts::prepare_setup_link(&app.db)
+        .await
+        .unwrap()
+        .is_none());
+
+    let account = browser.post_with_csrf("/account/invitations", &[]).await;
+    assert_eq!(account.status(), 200);
+    let html = account.text().await.unwrap();
+    let start = html.find("/setup/").unwrap();
+    let invitation = &html[start..start + "/setup/".len() + 43];
+    let mut colleague = Browser::new(&app);
+    let page = colleague.get_html(invitation).await;
+    let form_token = workspace::hidden_field(&page, "form_token");
+    let joined = colleague
+        .post_form(
+            invitation,
+            &[
+                ("form_token", &form_token),
+                ("email", "colleague@example.org"),
+                ("password", PASSWORD),
+                ("password_again", PASSWORD),
+            ],
+        )
+        .await;
+    assert_eq!(joined.status(), 303);
+    assert_eq!(colleague.get("/surveys").await.status(), 200);
+}
+
+const PAYLOADS: [&str; 3] = [
+    "<script>alert(1)</script>",
+    "\"><img src=x onerror=alert(1)>",
+    "javascript:alert(1)",
+];
+
+fn assert_inert(page: &str, html: &str) {
+    for raw in [
+        "<script>alert",
+        "<img src=x",
+        "\"><img",
+        "onerror=alert(1)>",
+        "href=\"javascript:",
+        "src=\"javascript:",
+        "action=\"javascript:",
+    ] {
+        assert!(
+            !html.contains(raw),
+            "{page} contains the raw payload {raw:?}: {html}"
+        );
+    }
+    assert!(
+        html.contains("&#60;script&#62;alert(1)") || html.contains("&lt;script&gt;alert(1)"),
+        "{page} shows the title escaped: {html}"
+    );
+}
+
+#[tokio::test]
+async fn hostile_titles_and_question_texts_render_inert_on_every_page_including_present_mode() {
+    let app = spawn_app().await;
+    let mut owner = signed_in(&app, "owner@example.org").await;
+    let title = PAYLOADS.join(" ");
+    let slug = owner.create_draft(&title, PAYLOADS[0]).await;
+    for payload in &PAYLOADS[1..] {
+        let added = owner
+            .post_with_csrf(
+                &format!("/surveys/{slug}/questions"),
+                &[("text", payload), ("epsilon", "1.5"), ("required", "on")],
+            )
+            .await;
+        assert_eq!(added.status(), 303);
+    }
+    let described = owner
+        .post_with_csrf(
+            &format!("/surveys/{slug}/edit"),
+            &[
+                ("title", &title),
+                ("description", &title),
+                ("planned_respondents", "100"),
+            ],
+        )
+        .await;
+    assert_eq!(described.status(), 303);
+    for page in [
+        "/surveys".to_owned(),
+        format!("/surveys/{slug}/edit"),
+        format!("/surveys/{slug}/preview"),
+        format!("/surveys/{slug}/open"),
+    ] {
+        let html = owner.get_html(&page).await;
+        assert_inert(&page, &html);
+    }
+    assert_eq!(
+        owner
+            .post_with_csrf(&format!("/surveys/{slug}/open"), &[])
+            .await
+            .status(),
+        303
+    );
+    for page in [
+        "/surveys".to_owned(),
+        format!("/surveys/{slug}/edit"),
+        format!("/surveys/{slug}/results"),
+        format!("/surveys/{slug}/present"),
+        format!("/s/{slug}"),
+    ] {
+        let html = owner.get_html(&page).await;
+        assert_inert(&page, &html);
+    }
+}
