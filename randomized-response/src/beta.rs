@@ -58,8 +58,25 @@ pub(crate) enum Rounding {
     Up,
 }
 
+/// The beta density `x^(a−1) (1 − x)^(b−1) / B(a, b)`: the derivative of `I_x(a, b)`.
+fn beta_density(a: f64, b: f64, x: f64) -> f64 {
+    let log_density = (a - 1.0) * libm::log(x) + (b - 1.0) * libm::log1p(-x) + libm::lgamma(a + b)
+        - libm::lgamma(a)
+        - libm::lgamma(b);
+    libm::exp(log_density)
+}
+
+/// How close the returned bound is to the true quantile.
+const QUANTILE_TOLERANCE: f64 = 1e-13;
+
 /// The x with `I_x(a, b) = probability`, to within 1e-13, rounded as asked so that
 /// confidence bounds built from it are never narrower than the exact ones.
+///
+/// Safeguarded Newton (Press et al., §9.4): a bracket `[low, high]` with
+/// `I_low < probability ≤ I_high` is kept throughout; a Newton step that leaves it, or
+/// stalls, is replaced by bisection. Once Newton has converged, the bracket is closed
+/// around the root from both sides, so the result honours the rounding exactly as plain
+/// bisection would, in about a fifth of the evaluations.
 pub(crate) fn inverse_regularized_incomplete_beta(
     a: f64,
     b: f64,
@@ -67,13 +84,34 @@ pub(crate) fn inverse_regularized_incomplete_beta(
     rounding: Rounding,
 ) -> f64 {
     let (mut low, mut high) = (0.0_f64, 1.0_f64);
-    while high - low > 1e-13 {
-        let middle = 0.5 * (low + high);
-        if regularized_incomplete_beta(a, b, middle) < probability {
-            low = middle;
+    let mut x = a / (a + b);
+    let mut previous_width = f64::INFINITY;
+    while high - low > QUANTILE_TOLERANCE {
+        let excess = regularized_incomplete_beta(a, b, x) - probability;
+        if excess < 0.0 {
+            low = x;
         } else {
-            high = middle;
+            high = x;
         }
+        let step = excess / beta_density(a, b, x);
+        let newton = x - step;
+        if step.abs() <= QUANTILE_TOLERANCE / 4.0 {
+            // Converged: close the bracket just around the root, if the function agrees.
+            let (below, above) = (x - QUANTILE_TOLERANCE / 2.0, x + QUANTILE_TOLERANCE / 2.0);
+            if below > low && regularized_incomplete_beta(a, b, below) < probability {
+                low = below;
+            }
+            if above < high && regularized_incomplete_beta(a, b, above) >= probability {
+                high = above;
+            }
+        }
+        let width = high - low;
+        x = if newton.is_finite() && newton > low && newton < high && width < previous_width {
+            newton
+        } else {
+            0.5 * (low + high)
+        };
+        previous_width = width;
     }
     match rounding {
         Rounding::Down => low,
@@ -117,6 +155,26 @@ mod tests {
         assert!(down < up && up - down <= 1e-13);
         assert!(regularized_incomplete_beta(a, b, down) < probability);
         assert!(regularized_incomplete_beta(a, b, up) >= probability);
+    }
+
+    #[test]
+    fn the_inverse_keeps_its_contract_from_tiny_to_huge_shapes() {
+        for &(a, b) in &[
+            (1.0, 1.0),
+            (1.0, 1e6),
+            (3.0, 8.0),
+            (500.0, 501.0),
+            (4e5, 6e5),
+            (1e6, 1.0),
+        ] {
+            for &probability in &[1e-6, 0.005, 0.025, 0.5, 0.975, 0.999_999] {
+                let down = inverse_regularized_incomplete_beta(a, b, probability, Rounding::Down);
+                let up = inverse_regularized_incomplete_beta(a, b, probability, Rounding::Up);
+                assert!(up - down <= 1e-13, "a = {a}, b = {b}, p = {probability}");
+                assert!(regularized_incomplete_beta(a, b, down) < probability || down == 0.0);
+                assert!(regularized_incomplete_beta(a, b, up) >= probability);
+            }
+        }
     }
 
     fn binomial(n: u32, k: u32) -> f64 {
