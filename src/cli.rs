@@ -11,6 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::accounts;
 use crate::domain::{Email, Password, SurveyDefinition, SurveyDefinitionInput};
 use crate::error::AppError;
+use crate::http::Settings;
 use crate::serve;
 use crate::simulate::{simulate, SimulationPlan};
 
@@ -67,6 +68,10 @@ struct ServeArgs {
     /// HTTP worker threads (default: one per CPU).
     #[arg(long, env = "DENIABLE_WORKERS")]
     workers: Option<usize>,
+    /// Send Strict-Transport-Security: only when Deniable is reached over HTTPS (behind a
+    /// TLS-terminating proxy); browsers then refuse plain HTTP to this host for two years.
+    #[arg(long, env = "DENIABLE_HSTS")]
+    hsts: bool,
 }
 
 impl ServeArgs {
@@ -197,7 +202,9 @@ async fn serve_command(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>
         .workers
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from));
     let static_dir = args.static_dir.unwrap_or_else(serve::default_static_dir);
-    let listening = serve::listen(&args.addr, db, static_dir, workers)?;
+    let mut settings = Settings::new(static_dir, workers);
+    settings.hsts = args.hsts;
+    let listening = serve::listen(&args.addr, db, settings)?;
     println!("Deniable is serving on http://{}", listening.addr);
     println!(
         "Demo survey for respondents: http://{}/s/demo",
