@@ -486,7 +486,39 @@ fn bounded_text(field: &str, text: &str, min: usize, max: usize) -> Result<Strin
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SubmissionInput {
-    answers: BTreeMap<String, u8>,
+    answers: Answers,
+}
+
+/// The answers map, refusing a repeated question id: which of two reports would count is
+/// ambiguous, and a real device never repeats one.
+#[derive(Debug)]
+struct Answers(BTreeMap<String, u8>);
+
+impl<'de> Deserialize<'de> for Answers {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Answers;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object of question ids to reports (0 or 1)")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Answers, A::Error> {
+                let mut answers = BTreeMap::new();
+                while let Some((key, report)) = map.next_entry::<String, u8>()? {
+                    if answers.insert(key.clone(), report).is_some() {
+                        return Err(serde::de::Error::custom(format_args!(
+                            "question {key:?} is answered twice"
+                        )));
+                    }
+                }
+                Ok(Answers(answers))
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 
 /// A validated submission: one report per answered question, in question order.
@@ -506,7 +538,7 @@ pub struct StoredReport {
 impl Submission {
     pub fn parse(input: SubmissionInput, survey: &Survey) -> Result<Self, AppError> {
         let mut reports_by_id = BTreeMap::new();
-        for (key, value) in input.answers {
+        for (key, value) in input.answers.0 {
             let question = key
                 .parse::<i64>()
                 .ok()
@@ -587,6 +619,15 @@ mod tests {
         assert_eq!(parsed.response_id(), receipt.response_id());
         assert_eq!(receipt.response_id().as_str().len(), 64);
         assert!(Receipt::parse("short").is_err());
+    }
+
+    #[test]
+    fn a_question_answered_twice_is_refused() {
+        let twice = serde_json::from_str::<SubmissionInput>(r#"{"answers": {"1": 1, "1": 0}}"#);
+        assert!(twice.unwrap_err().to_string().contains("answered twice"));
+        assert!(
+            serde_json::from_str::<SubmissionInput>(r#"{"answers": {"1": 1, "2": 0}}"#).is_ok()
+        );
     }
 
     #[test]

@@ -163,11 +163,35 @@ fn routes(config: &mut web::ServiceConfig, static_dir: PathBuf) {
                 .route(web::get().to(researcher::codebook)),
             NO_BODY,
         ))
-        .service(
-            actix_files::Files::new("/static", static_dir)
-                .prefer_utf8(true)
-                .default_handler(web::to(not_found)),
-        );
+        .service(limited(
+            resource("/static/{file}")
+                .app_data(web::Data::new(StaticDir(static_dir)))
+                .route(web::get().to(static_file)),
+            NO_BODY,
+        ));
+}
+
+struct StaticDir(PathBuf);
+
+/// GET /static/{file}: one of the form's plain file names, never a path, so no traversal
+/// can reach past the directory (and every miss is our JSON 404).
+async fn static_file(
+    request: HttpRequest,
+    directory: web::Data<StaticDir>,
+    file: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    let plain_name = file.len() <= 64
+        && !file.starts_with('.')
+        && file
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.');
+    if !plain_name {
+        return Err(AppError::NotFound("file"));
+    }
+    let named = actix_files::NamedFile::open_async(directory.0.join(file.as_str()))
+        .await
+        .map_err(|_| AppError::NotFound("file"))?;
+    Ok(named.prefer_utf8(true).into_response(&request))
 }
 
 /// A resource whose unsupported methods get a JSON 405.
