@@ -1,5 +1,5 @@
 //! The command line: `deniable [serve]`, `researcher add`, `token create`, `survey create`,
-//! `simulate`.
+//! `invitations create`, `simulate`.
 
 use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
@@ -8,12 +8,15 @@ use std::time::Instant;
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::accounts;
-use crate::domain::{Email, Password, SurveyDefinition, SurveyDefinitionInput};
+use crate::db::queries;
+use crate::domain::{
+    Email, InvitationCount, Password, Slug, SurveyDefinition, SurveyDefinitionInput,
+};
 use crate::error::AppError;
 use crate::http::Settings;
 use crate::serve;
 use crate::simulate::{simulate, SimulationPlan};
+use crate::{accounts, invitations};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -43,6 +46,9 @@ enum Command {
     /// Manage surveys.
     #[command(subcommand)]
     Survey(SurveyCommand),
+    /// Single-use invitations for surveys that require them.
+    #[command(subcommand)]
+    Invitations(InvitationsCommand),
     /// Act as N respondents' devices against a running server, then compare the estimates
     /// with the known truths. The demo and the load generator.
     Simulate(SimulateArgs),
@@ -126,6 +132,29 @@ enum SurveyCommand {
     },
 }
 
+#[derive(Debug, Subcommand)]
+enum InvitationsCommand {
+    /// Create N single-use invitations and print them as CSV (invitation,link) for a mail
+    /// merge. The codes are printed only now; the database keeps their hashes.
+    Create {
+        /// The survey's slug (it must have been created with "requires_invitation": true).
+        #[arg(long)]
+        survey: String,
+        /// How many invitations.
+        #[arg(long)]
+        count: u32,
+        /// The public address respondents reach the server at, for the links.
+        #[arg(
+            long,
+            env = "DENIABLE_PUBLIC_URL",
+            default_value = "http://127.0.0.1:8080"
+        )]
+        url: String,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+}
+
 #[derive(Debug, Args)]
 struct SimulateArgs {
     /// Base URL of the running server.
@@ -190,6 +219,25 @@ pub async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                  Respondents will answer at /s/{slug}",
                 slug = survey.slug
             );
+            Ok(())
+        }
+        Some(Command::Invitations(InvitationsCommand::Create {
+            survey,
+            count,
+            url,
+            database,
+        })) => {
+            let slug = Slug::parse(&survey)?;
+            let count = InvitationCount::parse(count)?;
+            let db = crate::db::Database::open(&database.db)?;
+            let lookup = slug.clone();
+            let survey = db
+                .read(move |connection| queries::find_survey(connection, &lookup))
+                .await?
+                .ok_or(AppError::NotFound("survey"))?;
+            let codes = invitations::create(&db, &survey, count).await?;
+            print!("{}", invitations::csv(&url, &slug, &codes));
+            eprintln!("{} invitations created for {slug}.", codes.len());
             Ok(())
         }
         Some(Command::Simulate(args)) => simulate_command(args).await,

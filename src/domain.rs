@@ -18,6 +18,7 @@ pub const MAX_QUESTION_CHARS: usize = 1_000;
 pub const MAX_PLANNED_RESPONDENTS: u64 = 1_000_000_000;
 pub const DEFAULT_PLANNED_RESPONDENTS: u64 = 1_000;
 pub const MIN_PASSWORD_CHARS: usize = 12;
+pub const MAX_INVITATIONS_PER_REQUEST: u32 = 10_000;
 
 /// A survey's public name in URLs: 1 to 64 of `a-z`, `0-9` and inner `-`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -220,6 +221,81 @@ impl ResponseId {
     }
 }
 
+/// A single-use invitation: 32 random bytes, base64url. Handed to the owner once (for a
+/// mail merge); only its hash is stored, and using it deletes that hash.
+pub struct InvitationCode(String);
+
+impl InvitationCode {
+    const BYTES: usize = 32;
+
+    pub fn generate() -> Result<Self, AppError> {
+        Ok(Self(
+            URL_SAFE_NO_PAD.encode(random_bytes::<{ Self::BYTES }>()?),
+        ))
+    }
+
+    pub fn parse(text: &str) -> Result<Self, AppError> {
+        match URL_SAFE_NO_PAD.decode(text) {
+            Ok(bytes) if bytes.len() == Self::BYTES => Ok(Self(text.to_owned())),
+            _ => Err(invitation_unusable()),
+        }
+    }
+
+    pub fn hash(&self) -> InvitationHash {
+        InvitationHash(sha256(self.0.as_bytes()))
+    }
+
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+/// What the database knows of an invitation: its SHA-256.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InvitationHash([u8; 32]);
+
+impl InvitationHash {
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// One message for unknown, malformed and used invitations: which it was is nobody's business.
+pub fn invitation_unusable() -> AppError {
+    AppError::forbidden(
+        "invitation_invalid",
+        "this invitation is unknown or has already been used",
+    )
+}
+
+/// How many invitations to create at once.
+#[derive(Debug, Clone, Copy)]
+pub struct InvitationCount(u32);
+
+impl InvitationCount {
+    pub fn parse(count: u32) -> Result<Self, AppError> {
+        if (1..=MAX_INVITATIONS_PER_REQUEST).contains(&count) {
+            Ok(Self(count))
+        } else {
+            Err(AppError::invalid(
+                "invalid_count",
+                format!("count must be between 1 and {MAX_INVITATIONS_PER_REQUEST}"),
+            ))
+        }
+    }
+
+    pub fn get(self) -> u32 {
+        self.0
+    }
+}
+
+/// The JSON an owner posts to create invitations.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InvitationsInput {
+    pub count: u32,
+}
+
 /// The server's half of a submission's seed: 32 fresh random bytes per definition request.
 pub struct Nonce([u8; 32]);
 
@@ -296,6 +372,8 @@ pub struct Survey {
     pub description: String,
     pub status: SurveyStatus,
     pub planned_respondents: u64,
+    /// Responses need a single-use invitation.
+    pub requires_invitation: bool,
     pub questions: Vec<Question>,
 }
 
@@ -322,6 +400,8 @@ pub struct SurveyDefinitionInput {
     #[serde(default)]
     description: String,
     planned_respondents: Option<u64>,
+    #[serde(default)]
+    requires_invitation: bool,
     questions: Vec<QuestionDefinitionInput>,
 }
 
@@ -344,6 +424,7 @@ pub struct SurveyDefinition {
     title: String,
     description: String,
     planned_respondents: u64,
+    requires_invitation: bool,
     questions: Vec<QuestionDefinition>,
 }
 
@@ -400,6 +481,7 @@ impl SurveyDefinition {
             title,
             description,
             planned_respondents,
+            requires_invitation: input.requires_invitation,
             questions,
         })
     }
@@ -418,6 +500,7 @@ impl SurveyDefinition {
                           held against you."
                 .to_owned(),
             planned_respondents: DEFAULT_PLANNED_RESPONDENTS,
+            requires_invitation: false,
             questions: vec![
                 question(
                     "In the past year, have you used a performance-enhancing drug?",
@@ -443,6 +526,10 @@ impl SurveyDefinition {
 
     pub fn planned_respondents(&self) -> u64 {
         self.planned_respondents
+    }
+
+    pub fn requires_invitation(&self) -> bool {
+        self.requires_invitation
     }
 
     pub fn questions(&self) -> &[QuestionDefinition] {
@@ -487,6 +574,8 @@ fn bounded_text(field: &str, text: &str, min: usize, max: usize) -> Result<Strin
 #[serde(deny_unknown_fields)]
 pub struct SubmissionInput {
     answers: Answers,
+    /// The single-use code from the invitation link, when the survey requires one.
+    invitation: Option<String>,
 }
 
 /// The answers map, refusing a repeated question id: which of two reports would count is
@@ -525,6 +614,8 @@ impl<'de> Deserialize<'de> for Answers {
 #[derive(Debug, Clone)]
 pub struct Submission {
     reports: Vec<StoredReport>,
+    /// Consumed with the response; never stored next to it.
+    invitation: Option<InvitationHash>,
 }
 
 /// One question's part of a response, as stored.
@@ -537,6 +628,17 @@ pub struct StoredReport {
 
 impl Submission {
     pub fn parse(input: SubmissionInput, survey: &Survey) -> Result<Self, AppError> {
+        // An invitation sent to a survey that needs none is ignored, not stored.
+        let invitation = match (survey.requires_invitation, input.invitation) {
+            (false, _) => None,
+            (true, Some(code)) => Some(InvitationCode::parse(&code)?.hash()),
+            (true, None) => {
+                return Err(AppError::forbidden(
+                    "invitation_required",
+                    "this survey accepts responses only through a personal invitation link",
+                ))
+            }
+        };
         let mut reports_by_id = BTreeMap::new();
         for (key, value) in input.answers.0 {
             let question = key
@@ -584,11 +686,18 @@ impl Submission {
                 "a submission answers at least one question",
             ));
         }
-        Ok(Self { reports })
+        Ok(Self {
+            reports,
+            invitation,
+        })
     }
 
     pub fn reports(&self) -> &[StoredReport] {
         &self.reports
+    }
+
+    pub fn invitation(&self) -> Option<&InvitationHash> {
+        self.invitation.as_ref()
     }
 }
 

@@ -16,6 +16,8 @@ pub enum AppError {
     Invalid { code: &'static str, message: String },
     /// 401: an owner-only route without a usable bearer token.
     Unauthorized,
+    /// 403: the request is understood but not permitted (e.g. no usable invitation).
+    Forbidden { code: &'static str, message: String },
     /// 404: the thing does not exist, or it is not the caller's to see.
     NotFound(&'static str),
     /// 405
@@ -38,6 +40,13 @@ impl AppError {
         }
     }
 
+    pub fn forbidden(code: &'static str, message: impl Into<String>) -> Self {
+        Self::Forbidden {
+            code,
+            message: message.into(),
+        }
+    }
+
     pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
         Self::Conflict {
             code,
@@ -51,7 +60,9 @@ impl AppError {
 
     fn code(&self) -> &'static str {
         match self {
-            Self::Invalid { code, .. } | Self::Conflict { code, .. } => code,
+            Self::Invalid { code, .. }
+            | Self::Forbidden { code, .. }
+            | Self::Conflict { code, .. } => code,
             Self::Unauthorized => "unauthorized",
             Self::NotFound(_) => "not_found",
             Self::MethodNotAllowed => "method_not_allowed",
@@ -64,7 +75,9 @@ impl AppError {
     /// What the client is told; for `Internal` deliberately nothing about the cause.
     fn public_message(&self) -> String {
         match self {
-            Self::Invalid { message, .. } | Self::Conflict { message, .. } => message.clone(),
+            Self::Invalid { message, .. }
+            | Self::Forbidden { message, .. }
+            | Self::Conflict { message, .. } => message.clone(),
             Self::Unauthorized => {
                 "this route needs an `Authorization: Bearer <token>` header with a valid API token"
                     .to_owned()
@@ -121,6 +134,7 @@ impl ResponseError for AppError {
         match self {
             Self::Invalid { .. } => StatusCode::BAD_REQUEST,
             Self::Unauthorized => StatusCode::UNAUTHORIZED,
+            Self::Forbidden { .. } => StatusCode::FORBIDDEN,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::Conflict { .. } => StatusCode::CONFLICT,

@@ -88,6 +88,9 @@ fn configure(connection: &Connection) -> Result<(), AppError> {
     }
     connection.pragma_update(None, "synchronous", "FULL")?;
     connection.pragma_update(None, "foreign_keys", true)?;
+    // Deleted content (used invitations, withdrawn responses) is overwritten, not left
+    // readable in free pages of the file.
+    connection.pragma_update(None, "secure_delete", true)?;
     Ok(())
 }
 

@@ -6,8 +6,8 @@ use rusqlite::{params, Connection, ErrorCode, OptionalExtension, Row};
 
 use crate::crypto::PasswordHash;
 use crate::domain::{
-    Email, Question, QuestionId, ResponseId, Slug, StoredReport, Submission, Survey,
-    SurveyDefinition, SurveyId, SurveyStatus, TokenHash,
+    invitation_unusable, Email, InvitationHash, Question, QuestionId, ResponseId, Slug,
+    StoredReport, Submission, Survey, SurveyDefinition, SurveyId, SurveyStatus, TokenHash,
 };
 use crate::error::AppError;
 
@@ -113,8 +113,10 @@ pub fn insert_survey(
 ) -> Result<SurveyId, AppError> {
     connection
         .execute(
-            "INSERT INTO surveys (slug, owner_id, title, description, status, planned_respondents)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            "INSERT INTO surveys
+                 (slug, owner_id, title, description, status, planned_respondents,
+                  requires_invitation)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             params![
                 slug.as_str(),
                 owner_id,
@@ -122,6 +124,7 @@ pub fn insert_survey(
                 definition.description(),
                 status.as_str(),
                 count_to_sql(definition.planned_respondents())?,
+                definition.requires_invitation(),
             ],
         )
         .map_err(|error| {
@@ -191,7 +194,8 @@ fn load_survey(
 ) -> Result<Option<Survey>, AppError> {
     let found = connection
         .query_row(
-            "SELECT id, title, description, status, planned_respondents FROM surveys
+            "SELECT id, title, description, status, planned_respondents, requires_invitation
+             FROM surveys
              WHERE slug = ?1
                AND (?2 IS NULL
                     OR owner_id IN (SELECT researcher_id FROM api_tokens WHERE token_hash = ?2))",
@@ -203,11 +207,13 @@ fn load_survey(
                     row.get::<_, String>(2)?,
                     row.get::<_, String>(3)?,
                     row.get::<_, i64>(4)?,
+                    row.get::<_, bool>(5)?,
                 ))
             },
         )
         .optional()?;
-    let Some((id, title, description, status, planned_respondents)) = found else {
+    let Some((id, title, description, status, planned_respondents, requires_invitation)) = found
+    else {
         return Ok(None);
     };
     let planned_respondents = count_from_sql(planned_respondents)?;
@@ -243,6 +249,7 @@ fn load_survey(
         description,
         status: SurveyStatus::from_stored(&status)?,
         planned_respondents,
+        requires_invitation,
         questions,
     }))
 }
@@ -301,6 +308,17 @@ pub fn insert_response(
             "survey_not_open",
             format!("this survey is {status} and does not accept responses"),
         ));
+    }
+    if let Some(invitation) = submission.invitation() {
+        // Consumed in the same transaction as the response: of concurrent submissions with
+        // one code, the single writer lets exactly one delete it. Nothing records which.
+        let consumed = connection.execute(
+            "DELETE FROM invitations WHERE code_hash = ?1 AND survey_id = ?2",
+            params![invitation.as_bytes(), survey_id.get()],
+        )?;
+        if consumed != 1 {
+            return Err(invitation_unusable());
+        }
     }
     connection.execute(
         "INSERT INTO responses (survey_id, response_id) VALUES (?1, ?2)",
@@ -384,6 +402,21 @@ pub fn delete_response(
         "DELETE FROM responses WHERE response_id = ?1",
         [response_id.as_str()],
     )?;
+    Ok(())
+}
+
+// --- invitations --------------------------------------------------------------------------
+
+pub fn insert_invitations(
+    connection: &Connection,
+    survey_id: SurveyId,
+    invitations: &[InvitationHash],
+) -> Result<(), AppError> {
+    let mut insert = connection
+        .prepare_cached("INSERT INTO invitations (code_hash, survey_id) VALUES (?1, ?2)")?;
+    for invitation in invitations {
+        insert.execute(params![invitation.as_bytes(), survey_id.get()])?;
+    }
     Ok(())
 }
 

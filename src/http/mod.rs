@@ -164,6 +164,11 @@ fn routes(config: &mut web::ServiceConfig, static_dir: PathBuf) {
             NO_BODY,
         ))
         .service(limited(
+            resource("/api/surveys/{slug}/invitations")
+                .route(web::post().to(researcher::create_invitations)),
+            SMALL_LIMIT_BYTES,
+        ))
+        .service(limited(
             resource("/static/{file}")
                 .app_data(web::Data::new(StaticDir(static_dir)))
                 .route(web::get().to(static_file)),

@@ -103,6 +103,8 @@ struct PublicDefinition {
     title: String,
     description: String,
     status: &'static str,
+    /// The form then sends the code from its invitation link's fragment.
+    requires_invitation: bool,
     total_epsilon: f64,
     /// 64 hex characters: the server's half of the seed, fresh for every request.
     nonce: String,
@@ -146,6 +148,7 @@ pub async fn definition(
         questions: public_questions(&survey),
         total_epsilon: survey.total_epsilon(),
         status: survey.status.as_str(),
+        requires_invitation: survey.requires_invitation,
         slug: survey.slug.to_string(),
         title: survey.title,
         description: survey.description,
