@@ -221,23 +221,23 @@ impl ResponseId {
     }
 }
 
-/// A single-use invitation: 32 random bytes, base64url. Handed to the owner once (for a
-/// mail merge); only its hash is stored, and using it deletes that hash.
+/// A single-use invitation: 32 random bytes in lowercase hex. Handed to the owner once (for
+/// a mail merge); only its hash is stored, and using it deletes that hash. Hex, unlike
+/// base64url, never starts with `-`, so the CSV cell needs no formula escape.
 pub struct InvitationCode(String);
 
 impl InvitationCode {
-    const BYTES: usize = 32;
-
     pub fn generate() -> Result<Self, AppError> {
-        Ok(Self(
-            URL_SAFE_NO_PAD.encode(random_bytes::<{ Self::BYTES }>()?),
-        ))
+        Ok(Self(hex::encode(random_bytes::<32>()?)))
     }
 
     pub fn parse(text: &str) -> Result<Self, AppError> {
-        match URL_SAFE_NO_PAD.decode(text) {
-            Ok(bytes) if bytes.len() == Self::BYTES => Ok(Self(text.to_owned())),
-            _ => Err(invitation_unusable()),
+        let well_formed =
+            text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+        if well_formed {
+            Ok(Self(text.to_owned()))
+        } else {
+            Err(invitation_unusable())
         }
     }
 

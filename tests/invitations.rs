@@ -139,7 +139,7 @@ async fn a_response_needs_an_unused_invitation_and_uses_it_up() {
     assert_eq!(without.status(), 403);
     assert_eq!(error_code(without).await, "invitation_required");
 
-    for unknown in ["not-a-code", &"A".repeat(43)] {
+    for unknown in ["not-a-code", &"a".repeat(64)] {
         let response = submit_with(&app, &slug, &ids, Some(unknown)).await;
         assert_eq!(response.status(), 403);
         assert_eq!(error_code(response).await, "invitation_invalid");
