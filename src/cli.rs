@@ -2,6 +2,7 @@
 //! `invitations create`, `simulate`.
 
 use std::io::{BufRead, IsTerminal};
+use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -78,6 +79,16 @@ struct ServeArgs {
     /// TLS-terminating proxy); browsers then refuse plain HTTP to this host for two years.
     #[arg(long, env = "DENIABLE_HSTS")]
     hsts: bool,
+    /// Submissions per minute from one client address (IPv6: one /64), as a burst refilled
+    /// evenly; then 429 with Retry-After. Held in memory only. 0 turns the limit off (load
+    /// tests with `simulate` come from one address).
+    #[arg(long, env = "DENIABLE_SUBMISSIONS_PER_MINUTE", default_value_t = 60)]
+    submissions_per_minute: u32,
+    /// Take the client address from the last X-Forwarded-For entry. Only behind a reverse
+    /// proxy that appends it (else clients could pick their address); behind a proxy
+    /// without it, every client shares the proxy's allowance.
+    #[arg(long, env = "DENIABLE_TRUST_FORWARDED_FOR")]
+    trust_forwarded_for: bool,
 }
 
 impl ServeArgs {
@@ -252,6 +263,8 @@ async fn serve_command(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>
     let static_dir = args.static_dir.unwrap_or_else(serve::default_static_dir);
     let mut settings = Settings::new(static_dir, workers);
     settings.hsts = args.hsts;
+    settings.submissions_per_minute = NonZeroU32::new(args.submissions_per_minute);
+    settings.trust_forwarded_for = args.trust_forwarded_for;
     let listening = serve::listen(&args.addr, db, settings)?;
     println!("Deniable is serving on http://{}", listening.addr);
     println!(

@@ -28,6 +28,8 @@ pub enum AppError {
     PayloadTooLarge { limit_bytes: usize },
     /// 415
     UnsupportedMediaType,
+    /// 429: this client address has used up its submissions for now.
+    TooManyRequests { retry_after_secs: u64 },
     /// 500: a bug or an environment failure; the cause goes to the log.
     Internal(String),
 }
@@ -68,6 +70,7 @@ impl AppError {
             Self::MethodNotAllowed => "method_not_allowed",
             Self::PayloadTooLarge { .. } => "payload_too_large",
             Self::UnsupportedMediaType => "unsupported_media_type",
+            Self::TooManyRequests { .. } => "too_many_requests",
             Self::Internal(_) => "internal",
         }
     }
@@ -90,6 +93,9 @@ impl AppError {
             Self::UnsupportedMediaType => {
                 "the request body must be JSON with `Content-Type: application/json`".to_owned()
             }
+            Self::TooManyRequests { retry_after_secs } => format!(
+                "too many submissions from this network address; try again in {retry_after_secs} s"
+            ),
             Self::Internal(_) => "internal error; the cause has been logged".to_owned(),
         }
     }
@@ -140,6 +146,7 @@ impl ResponseError for AppError {
             Self::Conflict { .. } => StatusCode::CONFLICT,
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -151,6 +158,9 @@ impl ResponseError for AppError {
         let mut response = HttpResponse::build(self.status_code());
         if matches!(self, Self::Unauthorized) {
             response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
+        }
+        if let Self::TooManyRequests { retry_after_secs } = self {
+            response.insert_header((header::RETRY_AFTER, retry_after_secs.to_string()));
         }
         response.json(ErrorBody {
             error: ErrorDetail {

@@ -2,10 +2,12 @@
 //! Handlers extract, parse into domain types, call the database, render.
 
 mod auth;
+mod rate_limit;
 mod researcher;
 mod respondent;
 
 use std::net::TcpListener;
+use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -18,6 +20,7 @@ use futures_util::future::{ready, Either};
 
 use crate::db::Database;
 use crate::error::AppError;
+use rate_limit::SubmissionLimiter;
 
 /// Submissions are tiny (≤ 100 question ids and bits, an invitation code); anything bigger
 /// is refused early.
@@ -46,6 +49,10 @@ pub struct Settings {
     pub workers: usize,
     /// Send `Strict-Transport-Security`: only for deployments behind HTTPS.
     pub hsts: bool,
+    /// Submissions per minute and client address (a burst of that many); `None`: unlimited.
+    pub submissions_per_minute: Option<NonZeroU32>,
+    /// Behind a reverse proxy, the client is the last `X-Forwarded-For` address.
+    pub trust_forwarded_for: bool,
 }
 
 impl Settings {
@@ -54,6 +61,8 @@ impl Settings {
             static_dir,
             workers,
             hsts: false,
+            submissions_per_minute: None,
+            trust_forwarded_for: false,
         }
     }
 }
@@ -62,6 +71,11 @@ impl Settings {
 pub fn server(listener: TcpListener, db: Database, settings: Settings) -> std::io::Result<Server> {
     let db = web::Data::new(db);
     let workers = settings.workers;
+    // One limiter for all workers, so an address cannot multiply its allowance.
+    let limiter = web::Data::new(SubmissionLimiter::new(
+        settings.submissions_per_minute,
+        settings.trust_forwarded_for,
+    ));
     let server = HttpServer::new(move || {
         let mut security_headers = DefaultHeaders::new()
             .add((header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY))
@@ -74,6 +88,7 @@ pub fn server(listener: TcpListener, db: Database, settings: Settings) -> std::i
         }
         App::new()
             .app_data(db.clone())
+            .app_data(limiter.clone())
             .app_data(web::PathConfig::default().error_handler(path_error))
             .app_data(web::QueryConfig::default().error_handler(query_error))
             .configure(|config| routes(config, settings.static_dir.clone()))

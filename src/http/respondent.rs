@@ -6,6 +6,7 @@ use askama::Template;
 use randomized_response::posterior_after_yes;
 use serde::Serialize;
 
+use super::rate_limit::SubmissionAllowed;
 use crate::db::{queries, Database};
 use crate::domain::{
     Nonce, Receipt, Slug, StoredReport, Submission, SubmissionInput, Survey, SurveyStatus,
@@ -165,7 +166,9 @@ struct ReceiptBody {
 }
 
 /// POST /api/surveys/{slug}/responses: stores the reports; answers only after COMMIT.
+/// The rate limit comes first, so a refused client costs no parsing or database work.
 pub async fn submit(
+    _: SubmissionAllowed,
     db: web::Data<Database>,
     slug: web::Path<String>,
     body: web::Json<SubmissionInput>,
