@@ -265,14 +265,43 @@ async fn serve_command(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>
     settings.hsts = args.hsts;
     settings.submissions_per_minute = NonZeroU32::new(args.submissions_per_minute);
     settings.trust_forwarded_for = args.trust_forwarded_for;
-    let listening = serve::listen(&args.addr, db, settings)?;
+    let listening = serve::listen(&args.addr, db.clone(), settings)?;
     println!("Deniable is serving on http://{}", listening.addr);
     println!(
         "Demo survey for respondents: http://{}/s/demo",
         listening.addr
     );
+    let handle = listening.handle();
+    actix_web::rt::spawn(async move {
+        match shutdown_signal().await {
+            Ok(signal) => {
+                tracing::info!(signal, "stopping: no new connections, finishing requests")
+            }
+            Err(error) => tracing::error!(%error, "cannot listen for signals; stopping"),
+        }
+        // Graceful: stop accepting, let every request in flight get its answer.
+        handle.stop(true).await;
+    });
     listening.server.await?;
+    db.drain().await?;
+    println!("Deniable stopped; every acknowledged response is committed.");
     Ok(())
+}
+
+/// SIGTERM (service managers, `kill`) or Ctrl-C, whichever comes first.
+#[cfg(unix)]
+async fn shutdown_signal() -> std::io::Result<&'static str> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut terminate = signal(SignalKind::terminate())?;
+    tokio::select! {
+        _ = terminate.recv() => Ok("SIGTERM"),
+        interrupted = tokio::signal::ctrl_c() => interrupted.map(|()| "SIGINT"),
+    }
+}
+
+#[cfg(not(unix))]
+async fn shutdown_signal() -> std::io::Result<&'static str> {
+    tokio::signal::ctrl_c().await.map(|()| "Ctrl-C")
 }
 
 fn read_password() -> Result<String, AppError> {

@@ -63,6 +63,12 @@ impl Database {
         self.writer.submit(work).await
     }
 
+    /// Resolves once every write submitted before it has committed (the queue is FIFO):
+    /// at shutdown, nothing acknowledged or in flight is left behind.
+    pub async fn drain(&self) -> Result<(), AppError> {
+        self.writer.submit(|_| Ok(())).await
+    }
+
     /// Runs `work` on a read-only connection on a blocking thread, off the async executor.
     pub async fn read<T, F>(&self, work: F) -> Result<T, AppError>
     where

@@ -119,6 +119,9 @@ pub fn server(listener: TcpListener, db: Database, settings: Settings) -> std::i
             .wrap(security_headers)
     })
     .workers(workers)
+    // The CLI decides what a signal means (a graceful stop, then draining the writer);
+    // actix would stop abruptly on Ctrl-C.
+    .disable_signals()
     .listen(listener)?
     .run();
     Ok(server)
