@@ -1,5 +1,5 @@
 //! The command line: `deniable [serve]`, `researcher add`, `token create`, `survey create`,
-//! `invitations create`, `simulate`.
+//! `invitations create`, `backup`, `restore`, `simulate`.
 
 use std::io::{BufRead, IsTerminal};
 use std::num::NonZeroU32;
@@ -9,7 +9,7 @@ use std::time::Instant;
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::db::queries;
+use crate::db::{backup, queries};
 use crate::domain::{
     Email, InvitationCount, Password, Slug, SurveyDefinition, SurveyDefinitionInput,
 };
@@ -50,6 +50,22 @@ enum Command {
     /// Single-use invitations for surveys that require them.
     #[command(subcommand)]
     Invitations(InvitationsCommand),
+    /// Copy the database to a new file PATH while the server keeps serving (SQLite's online
+    /// backup: one consistent snapshot, checked with PRAGMA integrity_check).
+    Backup {
+        /// The backup file to create (never overwritten).
+        path: PathBuf,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+    /// Replace the database with a backup. Stop the server first (restore refuses while
+    /// the database is open), restore, then start the server again.
+    Restore {
+        /// The backup file to restore from.
+        path: PathBuf,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
     /// Act as N respondents' devices against a running server, then compare the estimates
     /// with the known truths. The demo and the load generator.
     Simulate(SimulateArgs),
@@ -251,6 +267,29 @@ pub async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             eprintln!("{} invitations created for {slug}.", codes.len());
             Ok(())
         }
+        Some(Command::Backup { path, database }) => {
+            let source = database.db.clone();
+            let target = path.clone();
+            tokio::task::spawn_blocking(move || {
+                backup::backup(&source, &target, print_progress("backup"))
+            })
+            .await??;
+            println!("Backed up {} to {}.", database.db.display(), path.display());
+            Ok(())
+        }
+        Some(Command::Restore { path, database }) => {
+            let (source, target) = (path.clone(), database.db.clone());
+            tokio::task::spawn_blocking(move || {
+                backup::restore(&source, &target, print_progress("restore"))
+            })
+            .await??;
+            println!(
+                "Restored {} from {}.",
+                database.db.display(),
+                path.display()
+            );
+            Ok(())
+        }
         Some(Command::Simulate(args)) => simulate_command(args).await,
     }
 }
@@ -302,6 +341,23 @@ async fn shutdown_signal() -> std::io::Result<&'static str> {
 #[cfg(not(unix))]
 async fn shutdown_signal() -> std::io::Result<&'static str> {
     tokio::signal::ctrl_c().await.map(|()| "Ctrl-C")
+}
+
+/// Prints "copied/total pages" to standard error whenever the percentage moves.
+fn print_progress(what: &'static str) -> impl FnMut(backup::Progress) {
+    let mut last_percent = None;
+    move |progress| {
+        let percent = (progress.copied * 100)
+            .checked_div(progress.total)
+            .unwrap_or(100);
+        if last_percent != Some(percent) {
+            eprintln!(
+                "{what}: {}/{} pages ({percent} %)",
+                progress.copied, progress.total
+            );
+            last_percent = Some(percent);
+        }
+    }
 }
 
 fn read_password() -> Result<String, AppError> {

@@ -3,6 +3,7 @@
 //! All SQL lives in [`queries`], in synchronous functions taking `&Connection`; this module
 //! only decides which connection runs them and where.
 
+pub mod backup;
 pub mod queries;
 mod writer;
 

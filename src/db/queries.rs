@@ -18,6 +18,44 @@ pub fn apply_schema(connection: &Connection) -> Result<(), AppError> {
     Ok(())
 }
 
+// --- maintenance (backup, restore) ---------------------------------------------------------
+
+/// `PRAGMA integrity_check`: "ok", or the first problems found.
+pub fn integrity_check(connection: &Connection) -> Result<String, AppError> {
+    let mut statement = connection.prepare("PRAGMA integrity_check")?;
+    let lines = statement
+        .query_map([], |row| row.get::<_, String>(0))?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(lines.join("; "))
+}
+
+/// Opens a read transaction that pins one snapshot until [`end_snapshot`].
+pub fn begin_snapshot(connection: &Connection) -> Result<(), AppError> {
+    connection.execute_batch("BEGIN")?;
+    connection.query_row("SELECT count(*) FROM sqlite_master", [], |_| Ok(()))?;
+    Ok(())
+}
+
+pub fn end_snapshot(connection: &Connection) -> Result<(), AppError> {
+    connection.execute_batch("COMMIT")?;
+    Ok(())
+}
+
+pub fn take_exclusive_lock(connection: &Connection) -> Result<(), AppError> {
+    connection.execute_batch("BEGIN EXCLUSIVE; COMMIT")?;
+    Ok(())
+}
+
+pub fn looks_like_deniable(connection: &Connection) -> Result<bool, AppError> {
+    let tables: i64 = connection.query_row(
+        "SELECT count(*) FROM sqlite_master
+         WHERE type = 'table' AND name IN ('surveys', 'questions', 'responses', 'reports', 'tallies')",
+        [],
+        |row| row.get(0),
+    )?;
+    Ok(tables == 5)
+}
+
 fn is_unique_violation(error: &rusqlite::Error) -> bool {
     matches!(error, rusqlite::Error::SqliteFailure(e, _)
         if e.code == ErrorCode::ConstraintViolation
