@@ -146,6 +146,7 @@ enum TokenCommand {
 enum SurveyCommand {
     /// Create a draft survey from a JSON definition (the body `POST /api/surveys` takes):
     /// {"title": "...", "description": "...", "planned_respondents": 1000,
+    ///  "requires_invitation": false,
     ///  "questions": [{"text": "...", "epsilon": 1.0, "required": true}]}
     Create {
         /// The owner's e-mail address.
