@@ -83,9 +83,14 @@ async fn a_backup_taken_while_serving_is_consistent_and_holds_every_earlier_resp
     let directory = tempfile::tempdir().unwrap();
     let copy = directory.path().join("backup.db");
     let (source, target) = (app.db_path.clone(), copy.clone());
+    // One page per step, pausing between steps, so the server commits between them.
     let steps = tokio::task::spawn_blocking(move || {
         let mut steps = 0;
-        backup::backup(&source, &target, |_| steps += 1).map(|()| steps)
+        backup::backup_in_steps(&source, &target, 1, |_| {
+            steps += 1;
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        })
+        .map(|()| steps)
     })
     .await
     .unwrap()
@@ -93,6 +98,10 @@ async fn a_backup_taken_while_serving_is_consistent_and_holds_every_earlier_resp
     stop.store(true, Ordering::Relaxed);
     let during = load.await.unwrap();
     eprintln!("backup: {steps} progress reports, {during} submissions stored meanwhile");
+    assert!(
+        steps > 1 && during > 0,
+        "the copy and the writes interleaved"
+    );
 
     assert_consistent(&copy);
     let copied = response_ids(&copy);

@@ -30,6 +30,16 @@ pub struct Progress {
 pub fn backup(
     source: &Path,
     destination: &Path,
+    progress: impl FnMut(Progress),
+) -> Result<(), AppError> {
+    backup_in_steps(source, destination, PAGES_PER_STEP, progress)
+}
+
+/// [`backup`] with a chosen step size (tests take tiny steps to interleave with writes).
+pub fn backup_in_steps(
+    source: &Path,
+    destination: &Path,
+    pages_per_step: i32,
     mut progress: impl FnMut(Progress),
 ) -> Result<(), AppError> {
     if !source.is_file() {
@@ -55,7 +65,7 @@ pub fn backup(
         // One snapshot for the whole copy.
         queries::begin_snapshot(&reader)?;
         let mut copy = Connection::open(&partial)?;
-        copy_pages(&reader, &mut copy, &mut progress)?;
+        copy_pages(&reader, &mut copy, pages_per_step, &mut progress)?;
         queries::end_snapshot(&reader)?;
         // A backup is one file: no -wal or -shm beside it to forget.
         copy.pragma_update(None, "journal_mode", "DELETE")?;
@@ -106,18 +116,19 @@ pub fn restore(
             ),
         ));
     }
-    copy_pages(&backup, &mut live, &mut progress)?;
+    copy_pages(&backup, &mut live, PAGES_PER_STEP, &mut progress)?;
     check_integrity(&live, target)
 }
 
 fn copy_pages(
     from: &Connection,
     to: &mut Connection,
+    pages_per_step: i32,
     progress: &mut impl FnMut(Progress),
 ) -> Result<(), AppError> {
     let backup = Backup::new(from, to)?;
     loop {
-        let step = backup.step(PAGES_PER_STEP)?;
+        let step = backup.step(pages_per_step)?;
         let done = backup.progress();
         let total = u64::try_from(done.pagecount).unwrap_or(0);
         let remaining = u64::try_from(done.remaining).unwrap_or(0);
