@@ -56,6 +56,15 @@ CREATE TABLE IF NOT EXISTS reports (
     PRIMARY KEY (response_id, question_id)
 ) WITHOUT ROWID;
 
+-- The unused invitations of surveys that require one: only the SHA-256 of each code (the
+-- code itself is in the owner's mail merge). Using an invitation deletes its row in the
+-- transaction that stores the response, so nothing here refers to a response, and with
+-- secure_delete the deleted hash is overwritten rather than left in a free page.
+CREATE TABLE IF NOT EXISTS invitations (
+    code_hash BLOB PRIMARY KEY,
+    survey_id INTEGER NOT NULL REFERENCES surveys (id) ON DELETE CASCADE
+) WITHOUT ROWID;
+
 -- Running per-(question, ε) counts, changed in the same transaction as the reports, so
 -- results cost O(1) whatever the number of responses.
 CREATE TABLE IF NOT EXISTS tallies (

@@ -193,6 +193,7 @@ pub async fn sign_in(
                 "this account had {MAX_LOGIN_FAILURES} failed sign-ins within the last hour, so \
                  sign-in is refused for now; try again in an hour"
             ),
+            retry_after_secs: None,
         });
     }
     let verified = match stored {

@@ -1,18 +1,23 @@
 //! The command line: `deniable [serve]`, `researcher add`, `token create`, `survey create`,
-//! `simulate`.
+//! `invitations create`, `backup`, `restore`, `simulate`.
 
 use std::io::{BufRead, IsTerminal};
+use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::accounts;
-use crate::domain::{Email, Password, SurveyDefinition, SurveyDefinitionInput};
+use crate::db::{backup, queries};
+use crate::domain::{
+    Email, InvitationCount, Password, Slug, SurveyDefinition, SurveyDefinitionInput,
+};
 use crate::error::AppError;
+use crate::http::Settings;
 use crate::serve;
 use crate::simulate::{simulate, SimulationPlan};
+use crate::{accounts, invitations};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -42,6 +47,25 @@ enum Command {
     /// Manage surveys.
     #[command(subcommand)]
     Survey(SurveyCommand),
+    /// Single-use invitations for surveys that require them.
+    #[command(subcommand)]
+    Invitations(InvitationsCommand),
+    /// Copy the database to a new file PATH while the server keeps serving (SQLite's online
+    /// backup: one consistent snapshot, checked with PRAGMA integrity_check).
+    Backup {
+        /// The backup file to create (never overwritten).
+        path: PathBuf,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+    /// Replace the database with a backup. Stop the server first (restore refuses while
+    /// the database is open), restore, then start the server again.
+    Restore {
+        /// The backup file to restore from.
+        path: PathBuf,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
     /// Act as N respondents' devices against a running server, then compare the estimates
     /// with the known truths. The demo and the load generator.
     Simulate(SimulateArgs),
@@ -67,6 +91,20 @@ struct ServeArgs {
     /// HTTP worker threads (default: one per CPU).
     #[arg(long, env = "DENIABLE_WORKERS")]
     workers: Option<usize>,
+    /// Send Strict-Transport-Security: only when Deniable is reached over HTTPS (behind a
+    /// TLS-terminating proxy); browsers then refuse plain HTTP to this host for two years.
+    #[arg(long, env = "DENIABLE_HSTS")]
+    hsts: bool,
+    /// Submissions per minute from one client address (IPv6: one /64), as a burst refilled
+    /// evenly; then 429 with Retry-After. Held in memory only. 0 turns the limit off (load
+    /// tests with `simulate` come from one address).
+    #[arg(long, env = "DENIABLE_SUBMISSIONS_PER_MINUTE", default_value_t = 60)]
+    submissions_per_minute: u32,
+    /// Take the client address from the last X-Forwarded-For entry. Only behind a reverse
+    /// proxy that appends it (else clients could pick their address); behind a proxy
+    /// without it, every client shares the proxy's allowance.
+    #[arg(long, env = "DENIABLE_TRUST_FORWARDED_FOR")]
+    trust_forwarded_for: bool,
 }
 
 impl ServeArgs {
@@ -108,6 +146,7 @@ enum TokenCommand {
 enum SurveyCommand {
     /// Create a draft survey from a JSON definition (the body `POST /api/surveys` takes):
     /// {"title": "...", "description": "...", "planned_respondents": 1000,
+    ///  "requires_invitation": false,
     ///  "questions": [{"text": "...", "epsilon": 1.0, "required": true}]}
     Create {
         /// The owner's e-mail address.
@@ -116,6 +155,29 @@ enum SurveyCommand {
         /// The JSON definition file.
         #[arg(long)]
         file: PathBuf,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum InvitationsCommand {
+    /// Create N single-use invitations and print them as CSV (invitation,link) for a mail
+    /// merge. The codes are printed only now; the database keeps their hashes.
+    Create {
+        /// The survey's slug (it must have been created with "requires_invitation": true).
+        #[arg(long)]
+        survey: String,
+        /// How many invitations.
+        #[arg(long)]
+        count: u32,
+        /// The public address respondents reach the server at, for the links.
+        #[arg(
+            long,
+            env = "DENIABLE_PUBLIC_URL",
+            default_value = "http://127.0.0.1:8080"
+        )]
+        url: String,
         #[command(flatten)]
         database: DatabaseArgs,
     },
@@ -187,6 +249,48 @@ pub async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             );
             Ok(())
         }
+        Some(Command::Invitations(InvitationsCommand::Create {
+            survey,
+            count,
+            url,
+            database,
+        })) => {
+            let slug = Slug::parse(&survey)?;
+            let count = InvitationCount::parse(count)?;
+            let db = crate::db::Database::open(&database.db)?;
+            let lookup = slug.clone();
+            let survey = db
+                .read(move |connection| queries::find_survey(connection, &lookup))
+                .await?
+                .ok_or(AppError::NotFound("survey"))?;
+            let codes = invitations::create(&db, &survey, count).await?;
+            print!("{}", invitations::csv(&url, &slug, &codes));
+            eprintln!("{} invitations created for {slug}.", codes.len());
+            Ok(())
+        }
+        Some(Command::Backup { path, database }) => {
+            let source = database.db.clone();
+            let target = path.clone();
+            tokio::task::spawn_blocking(move || {
+                backup::backup(&source, &target, print_progress("backup"))
+            })
+            .await??;
+            println!("Backed up {} to {}.", database.db.display(), path.display());
+            Ok(())
+        }
+        Some(Command::Restore { path, database }) => {
+            let (source, target) = (path.clone(), database.db.clone());
+            tokio::task::spawn_blocking(move || {
+                backup::restore(&source, &target, print_progress("restore"))
+            })
+            .await??;
+            println!(
+                "Restored {} from {}.",
+                database.db.display(),
+                path.display()
+            );
+            Ok(())
+        }
         Some(Command::Simulate(args)) => simulate_command(args).await,
     }
 }
@@ -197,7 +301,11 @@ async fn serve_command(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>
         .workers
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from));
     let static_dir = args.static_dir.unwrap_or_else(serve::default_static_dir);
-    let listening = serve::listen(&args.addr, db.clone(), static_dir, workers)?;
+    let mut settings = Settings::new(static_dir, workers);
+    settings.hsts = args.hsts;
+    settings.submissions_per_minute = NonZeroU32::new(args.submissions_per_minute);
+    settings.trust_forwarded_for = args.trust_forwarded_for;
+    let listening = serve::listen(&args.addr, db.clone(), settings)?;
     println!("Deniable is serving on http://{}", listening.addr);
     println!(
         "Demo survey for respondents: http://{}/s/demo",
@@ -212,8 +320,54 @@ async fn serve_command(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>
     } else {
         println!("Researchers sign in at http://{}/login", listening.addr);
     }
+    let handle = listening.handle();
+    actix_web::rt::spawn(async move {
+        match shutdown_signal().await {
+            Ok(signal) => {
+                tracing::info!(signal, "stopping: no new connections, finishing requests")
+            }
+            Err(error) => tracing::error!(%error, "cannot listen for signals; stopping"),
+        }
+        // Graceful: stop accepting, let every request in flight get its answer.
+        handle.stop(true).await;
+    });
     listening.server.await?;
+    db.drain().await?;
+    println!("Deniable stopped; every acknowledged response is committed.");
     Ok(())
+}
+
+/// SIGTERM (service managers, `kill`) or Ctrl-C, whichever comes first.
+#[cfg(unix)]
+async fn shutdown_signal() -> std::io::Result<&'static str> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut terminate = signal(SignalKind::terminate())?;
+    tokio::select! {
+        _ = terminate.recv() => Ok("SIGTERM"),
+        interrupted = tokio::signal::ctrl_c() => interrupted.map(|()| "SIGINT"),
+    }
+}
+
+#[cfg(not(unix))]
+async fn shutdown_signal() -> std::io::Result<&'static str> {
+    tokio::signal::ctrl_c().await.map(|()| "Ctrl-C")
+}
+
+/// Prints "copied/total pages" to standard error whenever the percentage moves.
+fn print_progress(what: &'static str) -> impl FnMut(backup::Progress) {
+    let mut last_percent = None;
+    move |progress| {
+        let percent = (progress.copied * 100)
+            .checked_div(progress.total)
+            .unwrap_or(100);
+        if last_percent != Some(percent) {
+            eprintln!(
+                "{what}: {}/{} pages ({percent} %)",
+                progress.copied, progress.total
+            );
+            last_percent = Some(percent);
+        }
+    }
 }
 
 fn read_password() -> Result<String, AppError> {

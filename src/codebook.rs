@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use crate::domain::Survey;
+use crate::export::formula_safe;
 
 #[derive(Serialize)]
 pub struct Codebook {
@@ -62,12 +63,14 @@ const COLUMNS: [(&str, &str, &str); 6] = [
      "(report − (1 − p)) / (2p − 1): its mean over respondents is an unbiased estimate of the true yes proportion. Can be negative or above 1 for one row."),
 ];
 
+/// Researchers paste codebooks into spreadsheets, so its free text is made formula-safe
+/// like every CSV text cell.
 pub fn describe(survey: &Survey) -> Codebook {
     Codebook {
         survey: SurveyInfo {
             slug: survey.slug.to_string(),
-            title: survey.title.clone(),
-            description: survey.description.clone(),
+            title: formula_safe(&survey.title).into_owned(),
+            description: formula_safe(&survey.description).into_owned(),
             status: survey.status.as_str(),
         },
         mechanism: "Randomized response on the respondent's device: with probability p the \
@@ -91,7 +94,7 @@ pub fn describe(survey: &Survey) -> Codebook {
                 QuestionMechanism {
                     id: question.id.get(),
                     position: question.position,
-                    text: question.text.clone(),
+                    text: formula_safe(&question.text).into_owned(),
                     required: question.required,
                     epsilon: question.level.epsilon(),
                     truth_probability: p,

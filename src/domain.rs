@@ -18,6 +18,7 @@ pub const MAX_QUESTION_CHARS: usize = 1_000;
 pub const MAX_PLANNED_RESPONDENTS: u64 = 1_000_000_000;
 pub const DEFAULT_PLANNED_RESPONDENTS: u64 = 1_000;
 pub const MIN_PASSWORD_CHARS: usize = 12;
+pub const MAX_INVITATIONS_PER_REQUEST: u32 = 10_000;
 
 /// A survey's public name in URLs: 1 to 64 of `a-z`, `0-9` and inner `-`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -318,6 +319,81 @@ impl ResponseId {
     }
 }
 
+/// A single-use invitation: 32 random bytes in lowercase hex. Handed to the owner once (for
+/// a mail merge); only its hash is stored, and using it deletes that hash. Hex, unlike
+/// base64url, never starts with `-`, so the CSV cell needs no formula escape.
+pub struct InvitationCode(String);
+
+impl InvitationCode {
+    pub fn generate() -> Result<Self, AppError> {
+        Ok(Self(hex::encode(random_bytes::<32>()?)))
+    }
+
+    pub fn parse(text: &str) -> Result<Self, AppError> {
+        let well_formed =
+            text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+        if well_formed {
+            Ok(Self(text.to_owned()))
+        } else {
+            Err(invitation_unusable())
+        }
+    }
+
+    pub fn hash(&self) -> InvitationHash {
+        InvitationHash(sha256(self.0.as_bytes()))
+    }
+
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+/// What the database knows of an invitation: its SHA-256.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InvitationHash([u8; 32]);
+
+impl InvitationHash {
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// One message for unknown, malformed and used invitations: which it was is nobody's business.
+pub fn invitation_unusable() -> AppError {
+    AppError::forbidden(
+        "invitation_invalid",
+        "this invitation is unknown or has already been used",
+    )
+}
+
+/// How many invitations to create at once.
+#[derive(Debug, Clone, Copy)]
+pub struct InvitationCount(u32);
+
+impl InvitationCount {
+    pub fn parse(count: u32) -> Result<Self, AppError> {
+        if (1..=MAX_INVITATIONS_PER_REQUEST).contains(&count) {
+            Ok(Self(count))
+        } else {
+            Err(AppError::invalid(
+                "invalid_count",
+                format!("count must be between 1 and {MAX_INVITATIONS_PER_REQUEST}"),
+            ))
+        }
+    }
+
+    pub fn get(self) -> u32 {
+        self.0
+    }
+}
+
+/// The JSON an owner posts to create invitations.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InvitationsInput {
+    pub count: u32,
+}
+
 /// The server's half of a submission's seed: 32 fresh random bytes per definition request.
 pub struct Nonce([u8; 32]);
 
@@ -394,6 +470,8 @@ pub struct Survey {
     pub description: String,
     pub status: SurveyStatus,
     pub planned_respondents: u64,
+    /// Responses need a single-use invitation.
+    pub requires_invitation: bool,
     pub questions: Vec<Question>,
 }
 
@@ -420,6 +498,8 @@ pub struct SurveyDefinitionInput {
     #[serde(default)]
     description: String,
     planned_respondents: Option<u64>,
+    #[serde(default)]
+    requires_invitation: bool,
     questions: Vec<QuestionDefinitionInput>,
 }
 
@@ -483,6 +563,7 @@ pub struct SurveyDefinition {
     title: String,
     description: String,
     planned_respondents: u64,
+    requires_invitation: bool,
     questions: Vec<QuestionDefinition>,
 }
 
@@ -516,14 +597,19 @@ impl SurveyDefinition {
                 )
             })
             .collect::<Result<_, AppError>>()?;
-        Ok(Self::of(details, questions))
+        Ok(Self::of(details, questions, input.requires_invitation))
     }
 
-    pub fn of(details: SurveyDetails, questions: Vec<QuestionDefinition>) -> Self {
+    pub fn of(
+        details: SurveyDetails,
+        questions: Vec<QuestionDefinition>,
+        requires_invitation: bool,
+    ) -> Self {
         Self {
             title: details.title,
             description: details.description,
             planned_respondents: details.planned_respondents,
+            requires_invitation,
             questions,
         }
     }
@@ -542,6 +628,7 @@ impl SurveyDefinition {
                           held against you."
                 .to_owned(),
             planned_respondents: DEFAULT_PLANNED_RESPONDENTS,
+            requires_invitation: false,
             questions: vec![
                 question(
                     "In the past year, have you used a performance-enhancing drug?",
@@ -567,6 +654,10 @@ impl SurveyDefinition {
 
     pub fn planned_respondents(&self) -> u64 {
         self.planned_respondents
+    }
+
+    pub fn requires_invitation(&self) -> bool {
+        self.requires_invitation
     }
 
     pub fn questions(&self) -> &[QuestionDefinition] {
@@ -628,13 +719,49 @@ fn bounded_text(field: &str, text: &str, min: usize, max: usize) -> Result<Strin
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SubmissionInput {
-    answers: BTreeMap<String, u8>,
+    answers: Answers,
+    /// The single-use code from the invitation link, when the survey requires one.
+    invitation: Option<String>,
+}
+
+/// The answers map, refusing a repeated question id: which of two reports would count is
+/// ambiguous, and a real device never repeats one.
+#[derive(Debug)]
+struct Answers(BTreeMap<String, u8>);
+
+impl<'de> Deserialize<'de> for Answers {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Answers;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object of question ids to reports (0 or 1)")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Answers, A::Error> {
+                let mut answers = BTreeMap::new();
+                while let Some((key, report)) = map.next_entry::<String, u8>()? {
+                    if answers.insert(key.clone(), report).is_some() {
+                        return Err(serde::de::Error::custom(format_args!(
+                            "question {key:?} is answered twice"
+                        )));
+                    }
+                }
+                Ok(Answers(answers))
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 
 /// A validated submission: one report per answered question, in question order.
 #[derive(Debug, Clone)]
 pub struct Submission {
     reports: Vec<StoredReport>,
+    /// Consumed with the response; never stored next to it.
+    invitation: Option<InvitationHash>,
 }
 
 /// One question's part of a response, as stored.
@@ -647,8 +774,19 @@ pub struct StoredReport {
 
 impl Submission {
     pub fn parse(input: SubmissionInput, survey: &Survey) -> Result<Self, AppError> {
+        // An invitation sent to a survey that needs none is ignored, not stored.
+        let invitation = match (survey.requires_invitation, input.invitation) {
+            (false, _) => None,
+            (true, Some(code)) => Some(InvitationCode::parse(&code)?.hash()),
+            (true, None) => {
+                return Err(AppError::forbidden(
+                    "invitation_required",
+                    "this survey accepts responses only through a personal invitation link",
+                ))
+            }
+        };
         let mut reports_by_id = BTreeMap::new();
-        for (key, value) in input.answers {
+        for (key, value) in input.answers.0 {
             let question = key
                 .parse::<i64>()
                 .ok()
@@ -694,11 +832,18 @@ impl Submission {
                 "a submission answers at least one question",
             ));
         }
-        Ok(Self { reports })
+        Ok(Self {
+            reports,
+            invitation,
+        })
     }
 
     pub fn reports(&self) -> &[StoredReport] {
         &self.reports
+    }
+
+    pub fn invitation(&self) -> Option<&InvitationHash> {
+        self.invitation.as_ref()
     }
 }
 
@@ -729,6 +874,15 @@ mod tests {
         assert_eq!(parsed.response_id(), receipt.response_id());
         assert_eq!(receipt.response_id().as_str().len(), 64);
         assert!(Receipt::parse("short").is_err());
+    }
+
+    #[test]
+    fn a_question_answered_twice_is_refused() {
+        let twice = serde_json::from_str::<SubmissionInput>(r#"{"answers": {"1": 1, "1": 0}}"#);
+        assert!(twice.unwrap_err().to_string().contains("answered twice"));
+        assert!(
+            serde_json::from_str::<SubmissionInput>(r#"{"answers": {"1": 1, "2": 0}}"#).is_ok()
+        );
     }
 
     #[test]

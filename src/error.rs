@@ -17,8 +17,8 @@ pub enum AppError {
     Invalid { code: &'static str, message: String },
     /// 401: an owner-only route without a usable bearer token.
     Unauthorized,
-    /// 403: a state-changing request without its session's CSRF token.
-    Forbidden,
+    /// 403: understood but not permitted (no usable invitation, no CSRF token).
+    Forbidden { code: &'static str, message: String },
     /// 404: the thing does not exist, or it is not the caller's to see.
     NotFound(&'static str),
     /// 405
@@ -29,8 +29,12 @@ pub enum AppError {
     PayloadTooLarge { limit_bytes: usize },
     /// 415
     UnsupportedMediaType,
-    /// 429: e.g. too many failed sign-ins for one account.
-    TooManyRequests { code: &'static str, message: String },
+    /// 429: too many submissions from one address, or failed sign-ins for one account.
+    TooManyRequests {
+        code: &'static str,
+        message: String,
+        retry_after_secs: Option<u64>,
+    },
     /// 500: a bug or an environment failure; the cause goes to the log.
     Internal(String),
 }
@@ -41,6 +45,21 @@ impl AppError {
             code,
             message: message.into(),
         }
+    }
+
+    pub fn forbidden(code: &'static str, message: impl Into<String>) -> Self {
+        Self::Forbidden {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// 403 for a state-changing request without its session's CSRF token.
+    pub fn csrf_token_missing() -> Self {
+        Self::forbidden(
+            "csrf_token_missing",
+            "this request lacks the form's security (CSRF) token; reload the page and try again",
+        )
     }
 
     pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
@@ -57,9 +76,9 @@ impl AppError {
     fn code(&self) -> &'static str {
         match self {
             Self::Invalid { code, .. }
+            | Self::Forbidden { code, .. }
             | Self::Conflict { code, .. }
             | Self::TooManyRequests { code, .. } => code,
-            Self::Forbidden => "csrf_token_missing",
             Self::Unauthorized => "unauthorized",
             Self::NotFound(_) => "not_found",
             Self::MethodNotAllowed => "method_not_allowed",
@@ -73,11 +92,9 @@ impl AppError {
     pub fn public_message(&self) -> String {
         match self {
             Self::Invalid { message, .. }
+            | Self::Forbidden { message, .. }
             | Self::Conflict { message, .. }
             | Self::TooManyRequests { message, .. } => message.clone(),
-            Self::Forbidden => "this request lacks the form's security (CSRF) token; reload \
-                                the page and try again"
-                .to_owned(),
             Self::Unauthorized => "this route needs an `Authorization: Bearer <token>` header \
                                    with a valid API token, or a signed-in session"
                 .to_owned(),
@@ -133,7 +150,7 @@ impl ResponseError for AppError {
         match self {
             Self::Invalid { .. } => StatusCode::BAD_REQUEST,
             Self::Unauthorized => StatusCode::UNAUTHORIZED,
-            Self::Forbidden => StatusCode::FORBIDDEN,
+            Self::Forbidden { .. } => StatusCode::FORBIDDEN,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::Conflict { .. } => StatusCode::CONFLICT,
@@ -151,6 +168,13 @@ impl ResponseError for AppError {
         let mut response = HttpResponse::build(self.status_code());
         if matches!(self, Self::Unauthorized) {
             response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
+        }
+        if let Self::TooManyRequests {
+            retry_after_secs: Some(retry_after_secs),
+            ..
+        } = self
+        {
+            response.insert_header((header::RETRY_AFTER, retry_after_secs.to_string()));
         }
         response.json(ErrorBody {
             error: ErrorDetail {

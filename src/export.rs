@@ -101,16 +101,20 @@ impl<'a> From<&'a ExportRow> for ExportRecord<'a> {
     }
 }
 
-/// Text that a spreadsheet would run as a formula gets a leading `'`. Only text cells pass
-/// through here: numbers (which may well start with `-`) stay numbers. Every text cell
-/// is escaped by CSV quoting too, in case it holds a comma, quote or newline.
-pub fn spreadsheet_safe(text: &str) -> Cow<'_, str> {
-    let formula_like = text.starts_with(['=', '+', '-', '@', '\t', '\r']);
-    let text: Cow<'_, str> = if formula_like {
+/// Text that a spreadsheet would run as a formula gets a leading `'` (OWASP's advice for
+/// CSV injection). Only text passes through here: numbers, which may well start with `-`,
+/// stay numbers.
+pub fn formula_safe(text: &str) -> Cow<'_, str> {
+    if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
         Cow::Owned(format!("'{text}"))
     } else {
         Cow::Borrowed(text)
-    };
+    }
+}
+
+/// A CSV text cell: [`formula_safe`], then quoted if it holds a comma, quote or newline.
+pub fn spreadsheet_safe(text: &str) -> Cow<'_, str> {
+    let text = formula_safe(text);
     if text.contains([',', '"', '\n', '\r']) {
         Cow::Owned(format!("\"{}\"", text.replace('"', "\"\"")))
     } else {

@@ -10,6 +10,7 @@ pub mod domain;
 pub mod error;
 pub mod export;
 pub mod http;
+pub mod invitations;
 pub mod results;
 pub mod serve;
 pub mod simulate;

@@ -7,7 +7,7 @@ use actix_web::dev::{Server, ServerHandle};
 
 use crate::db::{queries, Database};
 use crate::error::AppError;
-use crate::http;
+use crate::http::{self, Settings};
 
 /// Where the form's script, style and WebAssembly are served from, unless configured.
 pub fn default_static_dir() -> PathBuf {
@@ -40,15 +40,10 @@ impl Listening {
     }
 }
 
-pub fn listen(
-    addr: &str,
-    db: Database,
-    static_dir: PathBuf,
-    workers: usize,
-) -> Result<Listening, AppError> {
+pub fn listen(addr: &str, db: Database, settings: Settings) -> Result<Listening, AppError> {
     let listener = TcpListener::bind(addr)
         .map_err(|error| AppError::internal(format_args!("cannot listen on {addr}: {error}")))?;
     let addr = listener.local_addr().map_err(AppError::internal)?;
-    let server = http::server(listener, db, static_dir, workers).map_err(AppError::internal)?;
+    let server = http::server(listener, db, settings).map_err(AppError::internal)?;
     Ok(Listening { addr, server })
 }

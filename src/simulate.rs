@@ -217,6 +217,13 @@ async fn respond_as_device(
         .send()
         .await
         .map_err(|e| fail("cannot submit", e))?;
+    if response.status() == reqwest::StatusCode::TOO_MANY_REQUESTS {
+        return Err(fail(
+            "the server rate-limits submissions per address",
+            "start it with --submissions-per-minute 0 (or DENIABLE_SUBMISSIONS_PER_MINUTE=0) \
+             for a simulation",
+        ));
+    }
     if response.status() != reqwest::StatusCode::CREATED {
         let status = response.status();
         let body = response.text().await.unwrap_or_default();

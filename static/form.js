@@ -13,6 +13,10 @@
   const page = document.getElementById("survey");
   if (!page) return;
   const slug = page.dataset.slug;
+  // A personal invitation link carries its single-use code in the fragment, which is never
+  // part of a request line; it is read once and taken out of the address bar.
+  const invitation = new URLSearchParams(location.hash.slice(1)).get("invitation");
+  if (invitation) history.replaceState(null, "", location.pathname + location.search);
   const memoKey = "deniable:" + slug;
   const submitButton = document.getElementById("submit-button");
   const statusLine = document.getElementById("form-status");
@@ -158,6 +162,9 @@
       if (!response.ok) throw new Error("cannot load the survey (" + response.status + ")");
       const definition = await response.json();
       if (definition.status !== "open") throw new Error("this survey is " + definition.status + "; nothing was sent");
+      if (definition.requires_invitation && !invitation) {
+        throw new Error("This survey needs your personal invitation link. Nothing was sent.");
+      }
 
       const memo = loadMemo();
       const fresh = []; // questions to randomize now, in question order
@@ -192,7 +199,7 @@
       const sent = await fetch("/api/surveys/" + encodeURIComponent(slug) + "/responses", {
         method: "POST",
         headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ answers: reports }),
+        body: JSON.stringify(invitation ? { answers: reports, invitation: invitation } : { answers: reports }),
         cache: "no-store",
         credentials: "omit",
       });

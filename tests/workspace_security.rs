@@ -32,6 +32,7 @@ const OWNER_ROUTES: &[(&str, &str)] = &[
     ("GET", "/api/surveys/{slug}/codebook.json"),
     ("POST", "/api/surveys/{slug}/open"),
     ("POST", "/api/surveys/{slug}/close"),
+    ("POST", "/api/surveys/{slug}/invitations"),
 ];
 
 /// Routes that name a survey but are public by design (the respondent's path).
@@ -82,7 +83,13 @@ async fn a_second_researcher_gets_404_on_every_route_of_the_first_researchers_su
         for (method, route) in OWNER_ROUTES {
             let path = route.replace("{slug}", slug).replace("{id}", &question);
             let mut request = stranger.request(method, &path);
-            if *method == "POST" {
+            if *method == "POST" && route.starts_with("/api/") {
+                // The API takes JSON (or no body at all); only the invitations route has one.
+                request = request.header("x-csrf-token", &csrf);
+                if route.ends_with("/invitations") {
+                    request = request.json(&serde_json::json!({"count": 1}));
+                }
+            } else if *method == "POST" {
                 // A complete, valid form with the stranger's own CSRF token: only the
                 // ownership can refuse it.
                 request = request.header("x-csrf-token", &csrf).form(&[

@@ -3,6 +3,7 @@
 //! All SQL lives in [`queries`], in synchronous functions taking `&Connection`; this module
 //! only decides which connection runs them and where.
 
+pub mod backup;
 pub mod queries;
 mod writer;
 
@@ -112,6 +113,12 @@ impl Database {
         self.writer.submit(work).await
     }
 
+    /// Resolves once every write submitted before it has committed (the queue is FIFO):
+    /// at shutdown, nothing acknowledged or in flight is left behind.
+    pub async fn drain(&self) -> Result<(), AppError> {
+        self.writer.submit(|_| Ok(())).await
+    }
+
     /// Runs `work` on a read-only connection on a blocking thread, off the async executor.
     pub async fn read<T, F>(&self, work: F) -> Result<T, AppError>
     where
@@ -137,6 +144,9 @@ fn configure(connection: &Connection) -> Result<(), AppError> {
     }
     connection.pragma_update(None, "synchronous", "FULL")?;
     connection.pragma_update(None, "foreign_keys", true)?;
+    // Deleted content (used invitations, withdrawn responses) is overwritten, not left
+    // readable in free pages of the file.
+    connection.pragma_update(None, "secure_delete", true)?;
     Ok(())
 }
 

@@ -6,8 +6,9 @@ use rusqlite::{params, Connection, ErrorCode, OptionalExtension, Row};
 
 use crate::crypto::PasswordHash;
 use crate::domain::{
-    Email, Question, QuestionDefinition, QuestionId, ResearcherId, ResponseId, Slug, StoredReport,
-    Submission, Survey, SurveyDefinition, SurveyDetails, SurveyId, SurveyStatus, TokenHash,
+    invitation_unusable, Email, InvitationHash, Question, QuestionDefinition, QuestionId,
+    ResearcherId, ResponseId, Slug, StoredReport, Submission, Survey, SurveyDefinition,
+    SurveyDetails, SurveyId, SurveyStatus, TokenHash,
 };
 use crate::error::AppError;
 
@@ -16,6 +17,44 @@ const SCHEMA: &str = include_str!("../../schema.sql");
 pub fn apply_schema(connection: &Connection) -> Result<(), AppError> {
     connection.execute_batch(SCHEMA)?;
     Ok(())
+}
+
+// --- maintenance (backup, restore) ---------------------------------------------------------
+
+/// `PRAGMA integrity_check`: "ok", or the first problems found.
+pub fn integrity_check(connection: &Connection) -> Result<String, AppError> {
+    let mut statement = connection.prepare("PRAGMA integrity_check")?;
+    let lines = statement
+        .query_map([], |row| row.get::<_, String>(0))?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(lines.join("; "))
+}
+
+/// Opens a read transaction that pins one snapshot until [`end_snapshot`].
+pub fn begin_snapshot(connection: &Connection) -> Result<(), AppError> {
+    connection.execute_batch("BEGIN")?;
+    connection.query_row("SELECT count(*) FROM sqlite_master", [], |_| Ok(()))?;
+    Ok(())
+}
+
+pub fn end_snapshot(connection: &Connection) -> Result<(), AppError> {
+    connection.execute_batch("COMMIT")?;
+    Ok(())
+}
+
+pub fn take_exclusive_lock(connection: &Connection) -> Result<(), AppError> {
+    connection.execute_batch("BEGIN EXCLUSIVE; COMMIT")?;
+    Ok(())
+}
+
+pub fn looks_like_deniable(connection: &Connection) -> Result<bool, AppError> {
+    let tables: i64 = connection.query_row(
+        "SELECT count(*) FROM sqlite_master
+         WHERE type = 'table' AND name IN ('surveys', 'questions', 'responses', 'reports', 'tallies')",
+        [],
+        |row| row.get(0),
+    )?;
+    Ok(tables == 5)
 }
 
 fn is_unique_violation(error: &rusqlite::Error) -> bool {
@@ -113,8 +152,10 @@ pub fn insert_survey(
 ) -> Result<SurveyId, AppError> {
     connection
         .execute(
-            "INSERT INTO surveys (slug, owner_id, title, description, status, planned_respondents)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            "INSERT INTO surveys
+                 (slug, owner_id, title, description, status, planned_respondents,
+                  requires_invitation)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             params![
                 slug.as_str(),
                 owner_id.get(),
@@ -122,6 +163,7 @@ pub fn insert_survey(
                 definition.description(),
                 status.as_str(),
                 count_to_sql(definition.planned_respondents())?,
+                definition.requires_invitation(),
             ],
         )
         .map_err(|error| {
@@ -192,7 +234,8 @@ fn load_survey(
 ) -> Result<Option<Survey>, AppError> {
     let found = connection
         .query_row(
-            "SELECT id, title, description, status, planned_respondents FROM surveys
+            "SELECT id, title, description, status, planned_respondents, requires_invitation
+             FROM surveys
              WHERE slug = ?1 AND (?2 IS NULL OR owner_id = ?2)",
             params![slug.as_str(), owner.map(ResearcherId::get)],
             |row| {
@@ -202,11 +245,13 @@ fn load_survey(
                     row.get::<_, String>(2)?,
                     row.get::<_, String>(3)?,
                     row.get::<_, i64>(4)?,
+                    row.get::<_, bool>(5)?,
                 ))
             },
         )
         .optional()?;
-    let Some((id, title, description, status, planned_respondents)) = found else {
+    let Some((id, title, description, status, planned_respondents, requires_invitation)) = found
+    else {
         return Ok(None);
     };
     let planned_respondents = count_from_sql(planned_respondents)?;
@@ -242,6 +287,7 @@ fn load_survey(
         description,
         status: SurveyStatus::from_stored(&status)?,
         planned_respondents,
+        requires_invitation,
         questions,
     }))
 }
@@ -296,6 +342,16 @@ pub fn insert_response(
             "survey_not_open",
             format!("this survey is {status} and does not accept responses"),
         ));
+    }
+    if let Some(invitation) = submission.invitation() {
+        // Consumed in the same transaction as the response: of concurrent submissions with
+        // one code, the single writer lets exactly one delete it. Nothing records which.
+        let consumed = connection
+            .prepare_cached("DELETE FROM invitations WHERE code_hash = ?1 AND survey_id = ?2")?
+            .execute(params![invitation.as_bytes(), survey_id.get()])?;
+        if consumed != 1 {
+            return Err(invitation_unusable());
+        }
     }
     connection
         .prepare_cached("INSERT INTO responses (survey_id, response_id) VALUES (?1, ?2)")?
@@ -378,6 +434,21 @@ pub fn delete_response(
         "DELETE FROM responses WHERE response_id = ?1",
         [response_id.as_str()],
     )?;
+    Ok(())
+}
+
+// --- invitations --------------------------------------------------------------------------
+
+pub fn insert_invitations(
+    connection: &Connection,
+    survey_id: SurveyId,
+    invitations: &[InvitationHash],
+) -> Result<(), AppError> {
+    let mut insert = connection
+        .prepare_cached("INSERT INTO invitations (code_hash, survey_id) VALUES (?1, ?2)")?;
+    for invitation in invitations {
+        insert.execute(params![invitation.as_bytes(), survey_id.get()])?;
+    }
     Ok(())
 }
 

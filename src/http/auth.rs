@@ -88,7 +88,7 @@ impl Session {
         if self.csrf.matches(presented) {
             Ok(())
         } else {
-            Err(AppError::Forbidden)
+            Err(AppError::csrf_token_missing())
         }
     }
 }

@@ -2,47 +2,97 @@
 //! Handlers extract, parse into domain types, call the database, render.
 
 pub mod auth;
+mod rate_limit;
 mod researcher;
 mod respondent;
 mod workspace;
 
 use std::net::TcpListener;
+use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use actix_web::dev::{Server, Service};
+use actix_web::body::MessageBody;
+use actix_web::dev::{HttpServiceFactory, Server, Service};
 use actix_web::http::header;
 use actix_web::middleware::DefaultHeaders;
 use actix_web::{error, web, App, HttpRequest, HttpResponse, HttpServer, Resource};
+use futures_util::future::{ready, Either};
 
 use crate::db::Database;
 use crate::error::AppError;
+use rate_limit::SubmissionLimiter;
 
-/// Submissions are tiny (≤ 100 question ids and bits); anything bigger is refused early.
+/// Submissions are tiny (≤ 100 question ids and bits, an invitation code); anything bigger
+/// is refused early.
 pub const SUBMISSION_LIMIT_BYTES: usize = 16 * 1024;
 /// A definition of 100 questions of 1 000 characters (4 bytes each at worst) fits.
 pub const DEFINITION_LIMIT_BYTES: usize = 512 * 1024;
+/// `{"count": N}` and nothing else.
+pub const SMALL_LIMIT_BYTES: usize = 1024;
+/// Routes that take no body refuse any declared body.
+pub const NO_BODY: usize = 0;
 
 /// The builder's largest form: a question of 1 000 characters, percent-encoded.
 pub const FORM_LIMIT_BYTES: usize = 64 * 1024;
 
 /// Only the origin, and WebAssembly compilation for the mechanism; no inline script or style.
 pub const CONTENT_SECURITY_POLICY: &str =
-    "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; \
-     style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; \
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; \
+     img-src 'self'; connect-src 'self'; object-src 'none'; form-action 'self'; \
      base-uri 'none'; frame-ancestors 'none'";
 
+/// Two years, the preload lists' minimum; sent only when the operator says HTTPS is in front.
+pub const STRICT_TRANSPORT_SECURITY: &str = "max-age=63072000; includeSubDomains";
+
+/// How the HTTP layer is run; the CLI fills it from flags and the environment.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Directory with form.js, form.css and randomized_response.wasm.
+    pub static_dir: PathBuf,
+    pub workers: usize,
+    /// Send `Strict-Transport-Security`: only for deployments behind HTTPS.
+    pub hsts: bool,
+    /// Submissions per minute and client address (a burst of that many); `None`: unlimited.
+    pub submissions_per_minute: Option<NonZeroU32>,
+    /// Behind a reverse proxy, the client is the last `X-Forwarded-For` address.
+    pub trust_forwarded_for: bool,
+}
+
+impl Settings {
+    pub fn new(static_dir: PathBuf, workers: usize) -> Self {
+        Self {
+            static_dir,
+            workers,
+            hsts: false,
+            submissions_per_minute: None,
+            trust_forwarded_for: false,
+        }
+    }
+}
+
 /// Builds the server on an already bound listener (tests bind port 0).
-pub fn server(
-    listener: TcpListener,
-    db: Database,
-    static_dir: PathBuf,
-    workers: usize,
-) -> std::io::Result<Server> {
+pub fn server(listener: TcpListener, db: Database, settings: Settings) -> std::io::Result<Server> {
     let db = web::Data::new(db);
+    let workers = settings.workers;
+    // One limiter for all workers, so an address cannot multiply its allowance.
+    let limiter = web::Data::new(SubmissionLimiter::new(
+        settings.submissions_per_minute,
+        settings.trust_forwarded_for,
+    ));
     let server = HttpServer::new(move || {
+        let mut security_headers = DefaultHeaders::new()
+            .add((header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY))
+            .add((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+            .add((header::REFERRER_POLICY, "no-referrer"))
+            .add((header::X_FRAME_OPTIONS, "DENY"));
+        if settings.hsts {
+            security_headers = security_headers
+                .add((header::STRICT_TRANSPORT_SECURITY, STRICT_TRANSPORT_SECURITY));
+        }
         App::new()
             .app_data(db.clone())
+            .app_data(limiter.clone())
             .app_data(web::PathConfig::default().error_handler(path_error))
             .app_data(web::QueryConfig::default().error_handler(query_error))
             .app_data(
@@ -50,7 +100,7 @@ pub fn server(
                     .limit(FORM_LIMIT_BYTES)
                     .error_handler(form_error),
             )
-            .configure(|config| routes(config, static_dir.clone()))
+            .configure(|config| routes(config, settings.static_dir.clone()))
             .default_service(web::to(not_found))
             .wrap_fn(|request, service| {
                 let method = request.method().clone();
@@ -74,15 +124,13 @@ pub fn server(
                     Ok(response)
                 }
             })
-            .wrap(
-                DefaultHeaders::new()
-                    .add((header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY))
-                    .add((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
-                    .add((header::REFERRER_POLICY, "no-referrer"))
-                    .add((header::X_FRAME_OPTIONS, "DENY")),
-            )
+            // Outermost, so that every response, errors included, carries the headers.
+            .wrap(security_headers)
     })
     .workers(workers)
+    // The CLI decides what a signal means (a graceful stop, then draining the writer);
+    // actix would stop abruptly on Ctrl-C.
+    .disable_signals()
     .listen(listener)?
     .run();
     Ok(server)
@@ -90,44 +138,93 @@ pub fn server(
 
 fn routes(config: &mut web::ServiceConfig, static_dir: PathBuf) {
     config
-        .service(resource("/healthz").route(web::get().to(healthz)))
-        .service(resource("/s/{slug}").route(web::get().to(respondent::form)))
-        .service(
-            resource("/api/surveys")
-                .app_data(json_config(DEFINITION_LIMIT_BYTES))
-                .route(web::post().to(researcher::create_survey)),
-        )
-        .service(resource("/api/surveys/{slug}").route(web::get().to(respondent::definition)))
-        .service(
-            resource("/api/surveys/{slug}/responses")
-                .app_data(json_config(SUBMISSION_LIMIT_BYTES))
-                .route(web::post().to(respondent::submit)),
-        )
-        .service(
+        .service(limited(
+            resource("/healthz").route(web::get().to(healthz)),
+            NO_BODY,
+        ))
+        .service(limited(
+            resource("/s/{slug}").route(web::get().to(respondent::form)),
+            NO_BODY,
+        ))
+        .service(limited(
+            resource("/api/surveys").route(web::post().to(researcher::create_survey)),
+            DEFINITION_LIMIT_BYTES,
+        ))
+        .service(limited(
+            resource("/api/surveys/{slug}").route(web::get().to(respondent::definition)),
+            NO_BODY,
+        ))
+        .service(limited(
+            resource("/api/surveys/{slug}/responses").route(web::post().to(respondent::submit)),
+            SUBMISSION_LIMIT_BYTES,
+        ))
+        .service(limited(
             resource("/api/surveys/{slug}/responses/{receipt}")
                 .route(web::get().to(respondent::view_response))
                 .route(web::delete().to(respondent::withdraw_response)),
-        )
-        .service(resource("/api/surveys/{slug}/open").route(web::post().to(researcher::open)))
-        .service(resource("/api/surveys/{slug}/close").route(web::post().to(researcher::close)))
-        .service(resource("/api/surveys/{slug}/results").route(web::get().to(researcher::results)))
-        .service(
+            NO_BODY,
+        ))
+        .service(limited(
+            resource("/api/surveys/{slug}/open").route(web::post().to(researcher::open)),
+            NO_BODY,
+        ))
+        .service(limited(
+            resource("/api/surveys/{slug}/close").route(web::post().to(researcher::close)),
+            NO_BODY,
+        ))
+        .service(limited(
+            resource("/api/surveys/{slug}/results").route(web::get().to(researcher::results)),
+            NO_BODY,
+        ))
+        .service(limited(
             resource("/api/surveys/{slug}/export.csv").route(web::get().to(researcher::export_csv)),
-        )
-        .service(
+            NO_BODY,
+        ))
+        .service(limited(
             resource("/api/surveys/{slug}/export.ndjson")
                 .route(web::get().to(researcher::export_ndjson)),
-        )
-        .service(
+            NO_BODY,
+        ))
+        .service(limited(
             resource("/api/surveys/{slug}/codebook.json")
                 .route(web::get().to(researcher::codebook)),
-        )
-        .configure(workspace_routes)
-        .service(
-            actix_files::Files::new("/static", static_dir)
-                .prefer_utf8(true)
-                .default_handler(web::to(not_found)),
-        );
+            NO_BODY,
+        ))
+        .service(limited(
+            resource("/api/surveys/{slug}/invitations")
+                .route(web::post().to(researcher::create_invitations)),
+            SMALL_LIMIT_BYTES,
+        ))
+        .service(limited(
+            resource("/static/{file}")
+                .app_data(web::Data::new(StaticDir(static_dir)))
+                .route(web::get().to(static_file)),
+            NO_BODY,
+        ))
+        .configure(workspace_routes);
+}
+
+struct StaticDir(PathBuf);
+
+/// GET /static/{file}: one of the form's plain file names, never a path, so no traversal
+/// can reach past the directory (and every miss is our JSON 404).
+async fn static_file(
+    request: HttpRequest,
+    directory: web::Data<StaticDir>,
+    file: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    let plain_name = file.len() <= 64
+        && !file.starts_with('.')
+        && file
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.');
+    if !plain_name {
+        return Err(AppError::NotFound("file"));
+    }
+    let named = actix_files::NamedFile::open_async(directory.0.join(file.as_str()))
+        .await
+        .map_err(|_| AppError::NotFound("file"))?;
+    Ok(named.prefer_utf8(true).into_response(&request))
 }
 
 /// The researcher's workspace in the browser (HTML pages and their forms).
@@ -188,26 +285,47 @@ fn resource(path: &str) -> Resource {
     web::resource(path).default_service(web::to(method_not_allowed))
 }
 
+/// Gives a resource its body limit: a declared `Content-Length` above it is refused before
+/// any handler runs, and the JSON extractor stops reading a streamed body at the same size.
+fn limited(resource: Resource, limit_bytes: usize) -> impl HttpServiceFactory {
+    resource
+        .app_data(json_config(limit_bytes))
+        .wrap_fn(move |request, service| {
+            let declared = request
+                .headers()
+                .get(header::CONTENT_LENGTH)
+                .and_then(|value| value.to_str().ok())
+                .and_then(|value| value.trim().parse::<u64>().ok());
+            if declared.is_some_and(|length| length > limit_bytes as u64) {
+                let refused = request
+                    .error_response(AppError::PayloadTooLarge { limit_bytes })
+                    .map_into_boxed_body();
+                Either::Left(ready(Ok(refused)))
+            } else {
+                let response = service.call(request);
+                Either::Right(async move { Ok(response.await?.map_body(|_, body| body.boxed())) })
+            }
+        })
+}
+
 fn json_config(limit_bytes: usize) -> web::JsonConfig {
     web::JsonConfig::default()
         .limit(limit_bytes)
-        .error_handler(json_error)
+        .error_handler(move |error, request| json_error(error, request, limit_bytes))
 }
 
-fn json_error(error: error::JsonPayloadError, request: &HttpRequest) -> actix_web::Error {
+fn json_error(
+    error: error::JsonPayloadError,
+    _: &HttpRequest,
+    limit_bytes: usize,
+) -> actix_web::Error {
     use error::JsonPayloadError as Json;
     let app_error = match error {
         Json::OverflowKnownLength { limit, .. } | Json::Overflow { limit } => {
             AppError::PayloadTooLarge { limit_bytes: limit }
         }
         // The decoder's own overflow does not say which limit; the route does.
-        Json::Payload(error::PayloadError::Overflow) => AppError::PayloadTooLarge {
-            limit_bytes: if request.path().ends_with("/responses") {
-                SUBMISSION_LIMIT_BYTES
-            } else {
-                DEFINITION_LIMIT_BYTES
-            },
-        },
+        Json::Payload(error::PayloadError::Overflow) => AppError::PayloadTooLarge { limit_bytes },
         Json::ContentType => AppError::UnsupportedMediaType,
         Json::Deserialize(cause) => AppError::invalid(
             "invalid_json",

@@ -2,17 +2,20 @@
 //! look the same (404): the owner check is part of every query.
 
 use actix_web::http::header;
-use actix_web::{web, HttpResponse};
+use actix_web::{web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
 
 use super::auth::Owner;
 use super::respondent::{public_questions, PublicQuestion};
 use crate::codebook;
 use crate::db::{queries, Database};
-use crate::domain::{Slug, Survey, SurveyDefinition, SurveyDefinitionInput, SurveyStatus};
+use crate::domain::{
+    InvitationCount, InvitationsInput, Slug, Survey, SurveyDefinition, SurveyDefinitionInput,
+    SurveyStatus,
+};
 use crate::error::AppError;
 use crate::export::{stream_export, ExportFormat};
-use crate::results;
+use crate::{invitations, results};
 
 async fn find_owned_survey(db: &Database, slug: Slug, owner: &Owner) -> Result<Survey, AppError> {
     let researcher = owner.researcher()?;
@@ -28,6 +31,7 @@ struct SurveyBody {
     title: String,
     description: String,
     planned_respondents: u64,
+    requires_invitation: bool,
     /// Where respondents answer.
     link: String,
     questions: Vec<PublicQuestion>,
@@ -43,6 +47,7 @@ impl From<Survey> for SurveyBody {
             title: survey.title,
             description: survey.description,
             planned_respondents: survey.planned_respondents,
+            requires_invitation: survey.requires_invitation,
         }
     }
 }
@@ -180,4 +185,27 @@ pub async fn codebook(
 ) -> Result<HttpResponse, AppError> {
     let survey = find_owned_survey(&db, Slug::parse(&slug)?, &owner).await?;
     Ok(HttpResponse::Ok().json(codebook::describe(&survey)))
+}
+
+/// POST /api/surveys/{slug}/invitations `{"count": N}`: N single-use invitation links as a
+/// CSV download for a mail merge. The codes are shown only in this response.
+pub async fn create_invitations(
+    request: HttpRequest,
+    db: web::Data<Database>,
+    slug: web::Path<String>,
+    owner: Owner,
+    body: web::Json<InvitationsInput>,
+) -> Result<HttpResponse, AppError> {
+    let slug = Slug::parse(&slug)?;
+    let count = InvitationCount::parse(body.count)?;
+    let survey = find_owned_survey(&db, slug, &owner).await?;
+    let codes = invitations::create(&db, &survey, count).await?;
+    let connection = request.connection_info();
+    let base_url = format!("{}://{}", connection.scheme(), connection.host());
+    let disposition = format!("attachment; filename=\"{}-invitations.csv\"", survey.slug);
+    Ok(HttpResponse::Created()
+        .content_type("text/csv; charset=utf-8")
+        .insert_header((header::CONTENT_DISPOSITION, disposition))
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .body(invitations::csv(&base_url, &survey.slug, &codes)))
 }

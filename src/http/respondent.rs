@@ -6,6 +6,7 @@ use askama::Template;
 use randomized_response::posterior_after_yes;
 use serde::Serialize;
 
+use super::rate_limit::SubmissionAllowed;
 use crate::db::{queries, Database};
 use crate::domain::{
     Nonce, Receipt, Slug, StoredReport, Submission, SubmissionInput, Survey, SurveyStatus,
@@ -111,6 +112,8 @@ struct PublicDefinition {
     title: String,
     description: String,
     status: &'static str,
+    /// The form then sends the code from its invitation link's fragment.
+    requires_invitation: bool,
     total_epsilon: f64,
     /// 64 hex characters: the server's half of the seed, fresh for every request.
     nonce: String,
@@ -154,6 +157,7 @@ pub async fn definition(
         questions: public_questions(&survey),
         total_epsilon: survey.total_epsilon(),
         status: survey.status.as_str(),
+        requires_invitation: survey.requires_invitation,
         slug: survey.slug.to_string(),
         title: survey.title,
         description: survey.description,
@@ -170,7 +174,9 @@ struct ReceiptBody {
 }
 
 /// POST /api/surveys/{slug}/responses: stores the reports; answers only after COMMIT.
+/// The rate limit comes first, so a refused client costs no parsing or database work.
 pub async fn submit(
+    _: SubmissionAllowed,
     db: web::Data<Database>,
     slug: web::Path<String>,
     body: web::Json<SubmissionInput>,

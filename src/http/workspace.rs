@@ -84,7 +84,7 @@ fn form_token(
 fn check_form_token(request: &HttpRequest, presented: &str) -> Result<(), AppError> {
     match auth::form_cookie(request) {
         Some(expected) if !presented.is_empty() && secrets_match(&expected, presented) => Ok(()),
-        _ => Err(AppError::Forbidden),
+        _ => Err(AppError::csrf_token_missing()),
     }
 }
 
@@ -366,7 +366,7 @@ pub async fn create_survey(
     session.check_csrf(&form.csrf)?;
     let details = SurveyDetails::parse(&form.title, &form.description, None)?;
     let question = QuestionDefinition::parse("question", &form.question, form.epsilon, true)?;
-    let definition = SurveyDefinition::of(details, vec![question]);
+    let definition = SurveyDefinition::of(details, vec![question], false);
     let slug = Slug::generate(definition.title())?;
     let owner = session.researcher;
     let created = slug.clone();

@@ -8,6 +8,7 @@ use actix_web::dev::ServerHandle;
 use deniable::accounts;
 use deniable::db::Database;
 use deniable::domain::{Email, Password};
+use deniable::http::Settings;
 use deniable::serve;
 use serde_json::{json, Value};
 use tempfile::TempDir;
@@ -22,20 +23,36 @@ pub struct TestApp {
 }
 
 pub async fn spawn_app() -> TestApp {
-    spawn_app_in(Arc::new(
-        tempfile::tempdir().expect("a temporary directory"),
-    ))
+    spawn_app_with(test_settings()).await
+}
+
+/// The settings of `spawn_app()`: two workers, no HSTS, no rate limit.
+pub fn test_settings() -> Settings {
+    Settings::new(
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/static")),
+        2,
+    )
+}
+
+pub async fn spawn_app_with(settings: Settings) -> TestApp {
+    spawn_app_in_with(
+        Arc::new(tempfile::tempdir().expect("a temporary directory")),
+        settings,
+    )
     .await
 }
 
 /// Spawns a server on the database file in `directory` (used again after a restart).
 pub async fn spawn_app_in(directory: Arc<TempDir>) -> TestApp {
+    spawn_app_in_with(directory, test_settings()).await
+}
+
+pub async fn spawn_app_in_with(directory: Arc<TempDir>, settings: Settings) -> TestApp {
     let db_path = directory.path().join("deniable.db");
     let db = serve::prepare_database(&db_path)
         .await
         .expect("database opens");
-    let static_dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/static"));
-    let listening = serve::listen("127.0.0.1:0", db.clone(), static_dir, 2).expect("server binds");
+    let listening = serve::listen("127.0.0.1:0", db.clone(), settings).expect("server binds");
     let handle = listening.handle();
     let address = format!("http://{}", listening.addr);
     tokio::spawn(listening.server);

@@ -1,0 +1,23 @@
+//! The survey-definition parser: any bytes an owner can POST to `/api/surveys` or give to
+//! `deniable survey create`. It may refuse, never panic; what it accepts is within bounds.
+#![no_main]
+
+use deniable::domain::{
+    SurveyDefinition, SurveyDefinitionInput, MAX_QUESTIONS, MAX_QUESTION_CHARS, MAX_TITLE_CHARS,
+};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(input) = serde_json::from_slice::<SurveyDefinitionInput>(data) else {
+        return;
+    };
+    if let Ok(definition) = SurveyDefinition::parse(input) {
+        let title = definition.title().chars().count();
+        assert!((1..=MAX_TITLE_CHARS).contains(&title));
+        assert!((1..=MAX_QUESTIONS).contains(&definition.questions().len()));
+        for question in definition.questions() {
+            assert!(question.text().chars().count() <= MAX_QUESTION_CHARS);
+            assert!(question.level().epsilon() > 0.0);
+        }
+    }
+});

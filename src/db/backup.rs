@@ -1,0 +1,162 @@
+//! `deniable backup` and `deniable restore`: SQLite's online backup API, page by page.
+//!
+//! A backup reads through one read transaction held from the first page to the last, so it
+//! is a consistent snapshot (WAL readers never block the server's writer, and the writer
+//! never forces the copy to restart). It is written beside the destination, checked with
+//! `PRAGMA integrity_check`, switched to a single self-contained file (no -wal), and only
+//! then renamed into place.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::backup::{Backup, StepResult};
+use rusqlite::{Connection, OpenFlags};
+
+use super::queries;
+use crate::error::AppError;
+
+/// Pages per step: 1 MiB at SQLite's default 4 KiB pages, so progress moves visibly.
+const PAGES_PER_STEP: i32 = 256;
+const RETRY_PAUSE: Duration = Duration::from_millis(20);
+
+/// How far a copy has come, in pages.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    pub copied: u64,
+    pub total: u64,
+}
+
+/// Copies the database at `source` to the new file `destination` while it stays in use.
+pub fn backup(
+    source: &Path,
+    destination: &Path,
+    progress: impl FnMut(Progress),
+) -> Result<(), AppError> {
+    backup_in_steps(source, destination, PAGES_PER_STEP, progress)
+}
+
+/// [`backup`] with a chosen step size (tests take tiny steps to interleave with writes).
+pub fn backup_in_steps(
+    source: &Path,
+    destination: &Path,
+    pages_per_step: i32,
+    mut progress: impl FnMut(Progress),
+) -> Result<(), AppError> {
+    if !source.is_file() {
+        return Err(AppError::invalid(
+            "no_database",
+            format!("there is no database at {}", source.display()),
+        ));
+    }
+    if destination.exists() {
+        return Err(AppError::conflict(
+            "destination_exists",
+            format!(
+                "{} exists; a backup never overwrites",
+                destination.display()
+            ),
+        ));
+    }
+    let partial = partial_path(destination);
+    let _ = std::fs::remove_file(&partial); // Left over from an interrupted backup.
+    let result = (|| {
+        let reader = Connection::open_with_flags(source, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+        reader.busy_timeout(Duration::from_secs(10))?;
+        // One snapshot for the whole copy.
+        queries::begin_snapshot(&reader)?;
+        let mut copy = Connection::open(&partial)?;
+        copy_pages(&reader, &mut copy, pages_per_step, &mut progress)?;
+        queries::end_snapshot(&reader)?;
+        // A backup is one file: no -wal or -shm beside it to forget.
+        copy.pragma_update(None, "journal_mode", "DELETE")?;
+        check_integrity(&copy, &partial)?;
+        drop(copy);
+        std::fs::rename(&partial, destination).map_err(|error| {
+            AppError::internal(format_args!("cannot rename the finished backup: {error}"))
+        })
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&partial);
+    }
+    result
+}
+
+/// Replaces the database at `target` with the backup at `source`. Refuses while anything
+/// (a running server) has the target open: stop the server, restore, start it again.
+pub fn restore(
+    source: &Path,
+    target: &Path,
+    mut progress: impl FnMut(Progress),
+) -> Result<(), AppError> {
+    let backup =
+        Connection::open_with_flags(source, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(|error| {
+            AppError::invalid(
+                "invalid_backup",
+                format!("cannot open {}: {error}", source.display()),
+            )
+        })?;
+    check_integrity(&backup, source)?;
+    if !queries::looks_like_deniable(&backup)? {
+        return Err(AppError::invalid(
+            "invalid_backup",
+            format!("{} is not a Deniable database", source.display()),
+        ));
+    }
+    let mut live = Connection::open(target)?;
+    live.busy_timeout(Duration::from_secs(1))?;
+    // An exclusive lock is only granted when no other connection has the file open; the
+    // restore then holds it until it is done, so no server can start halfway.
+    live.pragma_update(None, "locking_mode", "EXCLUSIVE")?;
+    if queries::take_exclusive_lock(&live).is_err() {
+        return Err(AppError::conflict(
+            "database_in_use",
+            format!(
+                "{} is in use (is a server running on it?): stop the server, restore, start it",
+                target.display()
+            ),
+        ));
+    }
+    copy_pages(&backup, &mut live, PAGES_PER_STEP, &mut progress)?;
+    check_integrity(&live, target)
+}
+
+fn copy_pages(
+    from: &Connection,
+    to: &mut Connection,
+    pages_per_step: i32,
+    progress: &mut impl FnMut(Progress),
+) -> Result<(), AppError> {
+    let backup = Backup::new(from, to)?;
+    loop {
+        let step = backup.step(pages_per_step)?;
+        let done = backup.progress();
+        let total = u64::try_from(done.pagecount).unwrap_or(0);
+        let remaining = u64::try_from(done.remaining).unwrap_or(0);
+        progress(Progress {
+            copied: total.saturating_sub(remaining),
+            total,
+        });
+        match step {
+            StepResult::Done => return Ok(()),
+            StepResult::More => {}
+            // Another connection holds a lock for a moment: wait and go on.
+            _ => std::thread::sleep(RETRY_PAUSE),
+        }
+    }
+}
+
+fn check_integrity(connection: &Connection, path: &Path) -> Result<(), AppError> {
+    match queries::integrity_check(connection)? {
+        verdict if verdict == "ok" => Ok(()),
+        verdict => Err(AppError::internal(format_args!(
+            "{} fails PRAGMA integrity_check: {verdict}",
+            path.display()
+        ))),
+    }
+}
+
+fn partial_path(destination: &Path) -> PathBuf {
+    let mut name = destination.as_os_str().to_owned();
+    name.push(".partial");
+    PathBuf::from(name)
+}

@@ -1,0 +1,72 @@
+//! Per-address submission limits: 429 with Retry-After past the allowance, other routes
+//! untouched, and tests unlimited unless they ask.
+
+mod common;
+
+use std::num::NonZeroU32;
+
+use common::{error_code, spawn_app_with, test_settings};
+use serde_json::json;
+
+fn limited_to(per_minute: u32) -> deniable::http::Settings {
+    let mut settings = test_settings();
+    settings.submissions_per_minute = NonZeroU32::new(per_minute);
+    settings
+}
+
+#[tokio::test]
+async fn submissions_past_the_allowance_get_429_with_retry_after() {
+    let app = spawn_app_with(limited_to(3)).await;
+    let answers = json!({"1": 1, "2": 0, "3": 1});
+    for _ in 0..3 {
+        assert_eq!(app.submit("demo", answers.clone()).await.status(), 201);
+    }
+    let refused = app.submit("demo", answers.clone()).await;
+    assert_eq!(refused.status(), 429);
+    let retry_after: u64 = refused.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        (1..=60).contains(&retry_after),
+        "Retry-After: {retry_after}"
+    );
+    assert_eq!(error_code(refused).await, "too_many_requests");
+
+    // Reading is not limited: the definition and the form still answer.
+    for path in ["/api/surveys/demo", "/s/demo", "/healthz"] {
+        let response = app.client.get(app.url(path)).send().await.unwrap();
+        assert_eq!(response.status(), 200, "{path}");
+    }
+    let responses: i64 = app
+        .inspect()
+        .query_row("SELECT count(*) FROM responses", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(responses, 3);
+}
+
+#[tokio::test]
+async fn behind_a_trusted_proxy_each_forwarded_client_has_its_own_allowance() {
+    let mut settings = limited_to(1);
+    settings.trust_forwarded_for = true;
+    let app = spawn_app_with(settings).await;
+    let submit_from = |client: &'static str| {
+        app.client
+            .post(app.url("/api/surveys/demo/responses"))
+            .header("x-forwarded-for", format!("203.0.113.200, {client}"))
+            .json(&json!({"answers": {"1": 1, "2": 0, "3": 1}}))
+            .send()
+    };
+    assert_eq!(submit_from("192.0.2.1").await.unwrap().status(), 201);
+    assert_eq!(submit_from("192.0.2.2").await.unwrap().status(), 201);
+    assert_eq!(submit_from("192.0.2.1").await.unwrap().status(), 429);
+}
+
+#[tokio::test]
+async fn the_test_harness_is_unlimited_by_default() {
+    let app = common::spawn_app().await;
+    for _ in 0..100 {
+        app.submit_ok("demo", json!({"1": 1, "2": 0, "3": 1})).await;
+    }
+}
