@@ -100,6 +100,11 @@ struct ServeArgs {
     /// tests with `simulate` come from one address).
     #[arg(long, env = "DENIABLE_SUBMISSIONS_PER_MINUTE", default_value_t = 60)]
     submissions_per_minute: u32,
+    /// Sign-in attempts per minute from one client address (IPv6: one /64), right or
+    /// wrong, as a burst refilled evenly; then 429 with Retry-After. Held in memory only;
+    /// on top of the per-account throttle (10 failures an hour). 0 turns the limit off.
+    #[arg(long, env = "DENIABLE_LOGINS_PER_MINUTE", default_value_t = 10)]
+    logins_per_minute: u32,
     /// Take the client address from the last X-Forwarded-For entry. Only behind a reverse
     /// proxy that appends it (else clients could pick their address); behind a proxy
     /// without it, every client shares the proxy's allowance.
@@ -304,6 +309,7 @@ async fn serve_command(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>
     let mut settings = Settings::new(static_dir, workers);
     settings.hsts = args.hsts;
     settings.submissions_per_minute = NonZeroU32::new(args.submissions_per_minute);
+    settings.logins_per_minute = NonZeroU32::new(args.logins_per_minute);
     settings.trust_forwarded_for = args.trust_forwarded_for;
     let listening = serve::listen(&args.addr, db.clone(), settings)?;
     println!("Deniable is serving on http://{}", listening.addr);

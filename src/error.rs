@@ -88,6 +88,16 @@ impl AppError {
         }
     }
 
+    /// How long a refused client should wait, when that is known (a per-address limit).
+    fn retry_after_secs(&self) -> Option<u64> {
+        match self {
+            Self::TooManyRequests {
+                retry_after_secs, ..
+            } => *retry_after_secs,
+            _ => None,
+        }
+    }
+
     /// What the client is told; for `Internal` deliberately nothing about the cause.
     pub fn public_message(&self) -> String {
         match self {
@@ -169,11 +179,7 @@ impl ResponseError for AppError {
         if matches!(self, Self::Unauthorized) {
             response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
         }
-        if let Self::TooManyRequests {
-            retry_after_secs: Some(retry_after_secs),
-            ..
-        } = self
-        {
+        if let Some(retry_after_secs) = self.retry_after_secs() {
             response.insert_header((header::RETRY_AFTER, retry_after_secs.to_string()));
         }
         response.json(ErrorBody {
@@ -237,13 +243,15 @@ impl ResponseError for PageError {
             reason: status.canonical_reason().unwrap_or("Error"),
             message: &message,
         };
+        let mut response = HttpResponse::build(status);
+        if let Some(retry_after_secs) = self.0.retry_after_secs() {
+            response.insert_header((header::RETRY_AFTER, retry_after_secs.to_string()));
+        }
         match page.render() {
-            Ok(html) => HttpResponse::build(status)
-                .content_type("text/html; charset=utf-8")
-                .body(html),
+            Ok(html) => response.content_type("text/html; charset=utf-8").body(html),
             Err(error) => {
                 tracing::error!(%error, "the error page failed to render");
-                HttpResponse::build(status)
+                response
                     .content_type("text/plain; charset=utf-8")
                     .body(message)
             }

@@ -21,7 +21,7 @@ use futures_util::future::{ready, Either};
 
 use crate::db::Database;
 use crate::error::AppError;
-use rate_limit::SubmissionLimiter;
+use rate_limit::{AddressLimiter, RateLimits};
 
 /// Submissions are tiny (≤ 100 question ids and bits, an invitation code); anything bigger
 /// is refused early.
@@ -55,6 +55,9 @@ pub struct Settings {
     pub hsts: bool,
     /// Submissions per minute and client address (a burst of that many); `None`: unlimited.
     pub submissions_per_minute: Option<NonZeroU32>,
+    /// Sign-in attempts per minute and client address (a burst of that many); `None`:
+    /// unlimited.
+    pub logins_per_minute: Option<NonZeroU32>,
     /// Behind a reverse proxy, the client is the last `X-Forwarded-For` address.
     pub trust_forwarded_for: bool,
 }
@@ -66,6 +69,7 @@ impl Settings {
             workers,
             hsts: false,
             submissions_per_minute: None,
+            logins_per_minute: None,
             trust_forwarded_for: false,
         }
     }
@@ -75,11 +79,19 @@ impl Settings {
 pub fn server(listener: TcpListener, db: Database, settings: Settings) -> std::io::Result<Server> {
     let db = web::Data::new(db);
     let workers = settings.workers;
-    // One limiter for all workers, so an address cannot multiply its allowance.
-    let limiter = web::Data::new(SubmissionLimiter::new(
-        settings.submissions_per_minute,
-        settings.trust_forwarded_for,
-    ));
+    // One set of limiters for all workers, so an address cannot multiply its allowance.
+    let limits = web::Data::new(RateLimits {
+        submissions: AddressLimiter::new(
+            "submissions",
+            settings.submissions_per_minute,
+            settings.trust_forwarded_for,
+        ),
+        logins: AddressLimiter::new(
+            "sign-in attempts",
+            settings.logins_per_minute,
+            settings.trust_forwarded_for,
+        ),
+    });
     let server = HttpServer::new(move || {
         let mut security_headers = DefaultHeaders::new()
             .add((header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY))
@@ -92,7 +104,7 @@ pub fn server(listener: TcpListener, db: Database, settings: Settings) -> std::i
         }
         App::new()
             .app_data(db.clone())
-            .app_data(limiter.clone())
+            .app_data(limits.clone())
             .app_data(web::PathConfig::default().error_handler(path_error))
             .app_data(web::QueryConfig::default().error_handler(query_error))
             .app_data(

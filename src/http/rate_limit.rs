@@ -1,4 +1,4 @@
-//! Per-address submission limits, held in memory only.
+//! Per-address limits on submissions and on sign-in attempts, held in memory only.
 //!
 //! The client address is a key of an in-memory map and nothing else: it is never logged,
 //! stored, or put in an error (privacy invariant 4); a restart forgets every address.
@@ -13,24 +13,39 @@ use actix_web::{web, FromRequest, HttpRequest};
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
-use crate::error::AppError;
+use crate::error::{AppError, PageError};
 
 /// Every this many checks, addresses whose allowance is full again are forgotten, so
 /// memory stays bounded by the addresses of the last minute or so.
 const SWEEP_EVERY: u64 = 4096;
 
-pub struct SubmissionLimiter {
+/// The server's two limiters, shared by all workers so an address cannot multiply its
+/// allowance: submissions (the respondent's path) and sign-in attempts (the workspace).
+pub struct RateLimits {
+    pub submissions: AddressLimiter,
+    pub logins: AddressLimiter,
+}
+
+/// One allowance per client address (IPv6: per /64).
+pub struct AddressLimiter {
     limiter: Option<DefaultKeyedRateLimiter<IpAddr>>,
+    /// What is counted, for the message: "submissions", "sign-in attempts".
+    what: &'static str,
     /// Take the client from the last `X-Forwarded-For` entry (set by a trusted proxy).
     trust_forwarded_for: bool,
     checks: AtomicU64,
 }
 
-impl SubmissionLimiter {
+impl AddressLimiter {
     /// `None`: unlimited. Otherwise a burst of `per_minute`, refilled evenly over a minute.
-    pub fn new(per_minute: Option<NonZeroU32>, trust_forwarded_for: bool) -> Self {
+    pub fn new(
+        what: &'static str,
+        per_minute: Option<NonZeroU32>,
+        trust_forwarded_for: bool,
+    ) -> Self {
         Self {
             limiter: per_minute.map(|n| RateLimiter::keyed(Quota::per_minute(n))),
+            what,
             trust_forwarded_for,
             checks: AtomicU64::new(0),
         }
@@ -53,8 +68,8 @@ impl SubmissionLimiter {
             AppError::TooManyRequests {
                 code: "too_many_requests",
                 message: format!(
-                    "too many submissions from this network address; try again in \
-                     {retry_after_secs} s"
+                    "too many {} from this network address; try again in {retry_after_secs} s",
+                    self.what
                 ),
                 retry_after_secs: Some(retry_after_secs),
             }
@@ -90,7 +105,18 @@ fn network_of(address: IpAddr) -> IpAddr {
     }
 }
 
-/// Extracting this in a handler spends one of the client's submissions, or fails with 429.
+fn check(
+    request: &HttpRequest,
+    limiter: fn(&RateLimits) -> &AddressLimiter,
+) -> Result<(), AppError> {
+    match request.app_data::<web::Data<RateLimits>>() {
+        Some(limits) => limiter(limits).check(request),
+        None => Err(AppError::internal("the rate limiters are not configured")),
+    }
+}
+
+/// Extracting this in a handler spends one of the client's submissions, or fails with 429
+/// (JSON, with `Retry-After`).
 pub struct SubmissionAllowed;
 
 impl FromRequest for SubmissionAllowed {
@@ -98,12 +124,25 @@ impl FromRequest for SubmissionAllowed {
     type Future = Ready<Result<Self, AppError>>;
 
     fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
-        ready(match request.app_data::<web::Data<SubmissionLimiter>>() {
-            Some(limiter) => limiter.check(request).map(|()| Self),
-            None => Err(AppError::internal(
-                "the submission limiter is not configured",
-            )),
-        })
+        ready(check(request, |limits| &limits.submissions).map(|()| Self))
+    }
+}
+
+/// Extracting this in a handler spends one of the client's sign-in attempts, or fails with
+/// 429 (a readable page, with `Retry-After`). It guards every account at once, where the
+/// per-account throttle guards one account from every address.
+pub struct LoginAllowed;
+
+impl FromRequest for LoginAllowed {
+    type Error = PageError;
+    type Future = Ready<Result<Self, PageError>>;
+
+    fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
+        ready(
+            check(request, |limits| &limits.logins)
+                .map(|()| Self)
+                .map_err(PageError::from),
+        )
     }
 }
 

@@ -10,6 +10,7 @@ use randomized_response::{posterior_after_yes, respondents_needed, Confidence, P
 use serde::Deserialize;
 
 use super::auth::{self, Session, SignedIn};
+use super::rate_limit::LoginAllowed;
 use crate::accounts::{self, SESSION_ABSOLUTE_SECONDS};
 use crate::db::queries::{self, SurveySummary};
 use crate::db::Database;
@@ -151,8 +152,10 @@ pub struct LoginForm {
     password: String,
 }
 
-/// POST /login
+/// POST /login: one of the client address's sign-in attempts, then the account's own
+/// throttle and the password.
 pub async fn login(
+    _: LoginAllowed,
     request: HttpRequest,
     db: web::Data<Database>,
     form: web::Form<LoginForm>,
