@@ -15,6 +15,8 @@ import { promisify } from 'node:util';
 
 import { chromium } from 'playwright-core';
 
+export const FAVICON_PATH = '/static/favicon.svg';
+
 const execFileAsync = promisify(execFile);
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -227,6 +229,9 @@ export async function openInstrumentedPage(browser, { javaScriptEnabled = true }
   });
   await context.addInitScript(instrumentPage);
   context.on('request', (request) => {
+    // The tab icon is the browser's own request, the same for every page; it carries
+    // nothing of the page's and is served by the server like any static file.
+    if (new URL(request.url()).pathname === FAVICON_PATH) return;
     log.requests.push({
       request,
       url: request.url(),

@@ -304,7 +304,9 @@ describe('the respondent form in a real browser', () => {
       }
       const csp = (await response.allHeaders())['content-security-policy'];
       assert.ok(csp, 'the form carries a Content-Security-Policy header');
-      assert.match(csp, /default-src 'none'/);
+      assert.match(csp, /default-src 'self'/);
+      assert.match(csp, /frame-ancestors 'none'/);
+      assert.doesNotMatch(csp, /https?:|\*/, 'no other origin is allowed');
       assert.match(csp, /connect-src 'self'/);
       assert.match(csp, /script-src 'self'/);
       assertNoProblems(log);

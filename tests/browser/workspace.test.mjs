@@ -128,22 +128,24 @@ test('a researcher signs up, builds, opens and watches a survey live', { timeout
   await page.goto(`${server.origin}/surveys/${slug}/present`);
   const qr = page.locator('.qr svg');
   await qr.waitFor();
-  const pixels = await page.evaluate(async () => {
-    const svg = document.querySelector('.qr svg');
-    const size = 400;
+  // Decode what is on the screen: a screenshot of the QR code, read back into pixels on a
+  // blank page (the present page's CSP rightly refuses data: images).
+  const shot = await qr.screenshot();
+  const scratch = await context.newPage();
+  const { width, height, pixels } = await scratch.evaluate(async (source) => {
     const image = new Image();
-    image.src = 'data:image/svg+xml;base64,' + btoa(new XMLSerializer().serializeToString(svg));
+    image.src = source;
     await image.decode();
     const canvas = document.createElement('canvas');
-    canvas.width = size;
-    canvas.height = size;
-    const context = canvas.getContext('2d');
-    context.fillStyle = '#fff';
-    context.fillRect(0, 0, size, size);
-    context.drawImage(image, 0, 0, size, size);
-    return Array.from(context.getImageData(0, 0, size, size).data);
-  });
-  const decoded = jsQR(Uint8ClampedArray.from(pixels), 400, 400);
+    canvas.width = image.naturalWidth;
+    canvas.height = image.naturalHeight;
+    const drawing = canvas.getContext('2d');
+    drawing.drawImage(image, 0, 0);
+    const data = drawing.getImageData(0, 0, canvas.width, canvas.height).data;
+    return { width: canvas.width, height: canvas.height, pixels: Array.from(data) };
+  }, `data:image/png;base64,${shot.toString('base64')}`);
+  await scratch.close();
+  const decoded = jsQR(Uint8ClampedArray.from(pixels), width, height);
   assert.ok(decoded, 'the QR code decodes');
   assert.equal(decoded.data, `${server.origin}/s/${slug}`);
   await screenshots(page, 'present');
