@@ -185,3 +185,105 @@ async fn an_api_token_is_shown_once_works_as_bearer_and_can_be_revoked() {
         .await;
     assert_eq!(after.status(), 404, "a revoked token owns nothing");
 }
+
+#[tokio::test]
+async fn a_draft_that_requires_invitations_downloads_single_use_links_from_its_results_page() {
+    let app = spawn_app().await;
+    let mut researcher = signed_in(&app, "owner@example.org").await;
+    let slug = researcher.create_draft("Invited only", "Asked?").await;
+    let saved = researcher
+        .post_with_csrf(
+            &format!("/surveys/{slug}/edit"),
+            &[
+                ("title", "Invited only"),
+                ("description", "For tests."),
+                ("planned_respondents", "100"),
+                ("requires_invitation", "on"),
+            ],
+        )
+        .await;
+    assert_eq!(saved.status(), 303);
+    let builder = researcher.get_html(&format!("/surveys/{slug}/edit")).await;
+    assert!(builder.contains("Require invitations (one response per invitation link)"));
+    assert!(builder.contains("name=\"requires_invitation\" type=\"checkbox\" checked"));
+    let opened = researcher
+        .post_with_csrf(&format!("/surveys/{slug}/open"), &[])
+        .await;
+    assert_eq!(opened.status(), 303);
+
+    let results = researcher
+        .get_html(&format!("/surveys/{slug}/results"))
+        .await;
+    let action = format!("action=\"/surveys/{slug}/invitations\"");
+    assert!(
+        results.contains(&action),
+        "the results page offers invitations"
+    );
+    let download = researcher
+        .post_with_csrf(&format!("/surveys/{slug}/invitations"), &[("count", "3")])
+        .await;
+    assert_eq!(download.status(), 200);
+    assert!(download.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/csv"));
+    assert_eq!(
+        download.headers()["content-disposition"],
+        format!("attachment; filename=\"{slug}-invitations.csv\"").as_str()
+    );
+    assert_eq!(download.headers()["cache-control"], "no-store");
+    let csv = download.text().await.unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("invitation,link"));
+    let rows: Vec<(String, String)> = lines
+        .map(|line| {
+            let (code, link) = line.split_once(',').unwrap();
+            (code.to_owned(), link.to_owned())
+        })
+        .collect();
+    assert_eq!(rows.len(), 3);
+
+    let ids = question_ids(&app, &slug);
+    let submit = |invitation: Option<&str>| {
+        let mut body = json!({ "answers": { ids[0].to_string(): 1 } });
+        if let Some(code) = invitation {
+            body["invitation"] = json!(code);
+        }
+        app.client
+            .post(app.url(&format!("/api/surveys/{slug}/responses")))
+            .json(&body)
+            .send()
+    };
+    assert_eq!(submit(None).await.unwrap().status(), 403, "no invitation");
+    for (code, link) in &rows {
+        let expected = app.url(&format!("/s/{slug}#invitation={code}"));
+        assert_eq!(link, &expected, "the link is built from the request's host");
+        assert_eq!(submit(Some(code)).await.unwrap().status(), 201);
+        assert_eq!(submit(Some(code)).await.unwrap().status(), 403, "used once");
+    }
+    let stored: i64 = app
+        .inspect()
+        .query_row("SELECT count(*) FROM responses", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(stored, 3);
+}
+
+#[tokio::test]
+async fn a_survey_open_to_anyone_offers_no_invitations_and_refuses_to_make_them() {
+    let app = spawn_app().await;
+    let mut researcher = signed_in(&app, "owner@example.org").await;
+    let slug = researcher.create_draft("Open to all", "Asked?").await;
+    let results = researcher
+        .get_html(&format!("/surveys/{slug}/results"))
+        .await;
+    assert!(!results.contains(&format!("/surveys/{slug}/invitations")));
+    let refused = researcher
+        .post_with_csrf(&format!("/surveys/{slug}/invitations"), &[("count", "3")])
+        .await;
+    assert_eq!(refused.status(), 409);
+    assert!(refused
+        .text()
+        .await
+        .unwrap()
+        .contains("without `requires_invitation`"));
+}

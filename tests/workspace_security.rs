@@ -26,6 +26,7 @@ const OWNER_ROUTES: &[(&str, &str)] = &[
     ("POST", "/surveys/{slug}/delete"),
     ("GET", "/surveys/{slug}/results"),
     ("GET", "/surveys/{slug}/present"),
+    ("POST", "/surveys/{slug}/invitations"),
     ("GET", "/api/surveys/{slug}/results"),
     ("GET", "/api/surveys/{slug}/export.csv"),
     ("GET", "/api/surveys/{slug}/export.ndjson"),
@@ -102,6 +103,7 @@ async fn a_second_researcher_gets_404_on_every_route_of_the_first_researchers_su
                     ("required", "on"),
                     ("direction", "down"),
                     ("confirm", "on"),
+                    ("count", "1"),
                 ]);
             }
             let response = stranger.send(request).await;

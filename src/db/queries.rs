@@ -861,22 +861,27 @@ fn owned_draft(
     Ok(SurveyId::from_stored(id))
 }
 
+/// A draft's title, description, planned respondents and whether responses need an
+/// invitation.
 pub fn update_survey_details(
     connection: &Connection,
     slug: &Slug,
     owner: ResearcherId,
     details: &SurveyDetails,
+    requires_invitation: bool,
 ) -> Result<(), AppError> {
     let survey_id = owned_draft(connection, slug, owner)?;
     connection.execute(
-        "UPDATE surveys SET title = ?2, description = ?3, planned_respondents = ?4
+        "UPDATE surveys SET title = ?2, description = ?3, planned_respondents = ?4,
+                            requires_invitation = ?6
          WHERE id = ?1 AND owner_id = ?5",
         params![
             survey_id.get(),
             details.title(),
             details.description(),
             count_to_sql(details.planned_respondents())?,
-            owner.get()
+            owner.get(),
+            requires_invitation
         ],
     )?;
     Ok(())

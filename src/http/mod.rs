@@ -286,6 +286,9 @@ fn workspace_routes(config: &mut web::ServiceConfig) {
         .service(resource("/surveys/{slug}/delete").route(web::post().to(w::delete_draft)))
         .service(resource("/surveys/{slug}/results").route(web::get().to(w::results_page)))
         .service(resource("/surveys/{slug}/present").route(web::get().to(w::present)))
+        .service(
+            resource("/surveys/{slug}/invitations").route(web::post().to(w::download_invitations)),
+        )
         .service(resource("/account").route(web::get().to(w::account)))
         .service(resource("/account/tokens").route(web::post().to(w::create_token)))
         .service(resource("/account/tokens/{hash}/revoke").route(web::post().to(w::revoke_token)))
@@ -376,6 +379,12 @@ async fn not_found() -> Result<HttpResponse, AppError> {
 
 async fn method_not_allowed() -> Result<HttpResponse, AppError> {
     Err(AppError::MethodNotAllowed)
+}
+
+/// `scheme://host` as the browser or script reached this server, for absolute links.
+fn origin(request: &HttpRequest) -> String {
+    let info = request.connection_info();
+    format!("{}://{}", info.scheme(), info.host())
 }
 
 /// Liveness only: touches no database, so it measures the bare HTTP stack.

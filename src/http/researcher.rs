@@ -1,7 +1,7 @@
 //! Owner-only routes. A survey that does not exist and one that belongs to someone else
 //! look the same (404): the owner check is part of every query.
 
-use actix_web::http::header;
+use actix_web::http::{header, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
 
@@ -10,8 +10,8 @@ use super::respondent::{public_questions, PublicQuestion};
 use crate::codebook;
 use crate::db::{queries, Database};
 use crate::domain::{
-    InvitationCount, InvitationsInput, Slug, Survey, SurveyDefinition, SurveyDefinitionInput,
-    SurveyStatus,
+    InvitationCode, InvitationCount, InvitationsInput, Slug, Survey, SurveyDefinition,
+    SurveyDefinitionInput, SurveyStatus,
 };
 use crate::error::AppError;
 use crate::export::{stream_export, ExportFormat};
@@ -200,12 +200,26 @@ pub async fn create_invitations(
     let count = InvitationCount::parse(body.count)?;
     let survey = find_owned_survey(&db, slug, &owner).await?;
     let codes = invitations::create(&db, &survey, count).await?;
-    let connection = request.connection_info();
-    let base_url = format!("{}://{}", connection.scheme(), connection.host());
-    let disposition = format!("attachment; filename=\"{}-invitations.csv\"", survey.slug);
-    Ok(HttpResponse::Created()
+    Ok(invitations_download(
+        &request,
+        StatusCode::CREATED,
+        &survey.slug,
+        &codes,
+    ))
+}
+
+/// New invitations as the mail-merge CSV download, with links to this server (the API and
+/// the results page alike). Never cached: the codes exist nowhere else.
+pub(super) fn invitations_download(
+    request: &HttpRequest,
+    status: StatusCode,
+    slug: &Slug,
+    codes: &[InvitationCode],
+) -> HttpResponse {
+    let disposition = format!("attachment; filename=\"{slug}-invitations.csv\"");
+    HttpResponse::build(status)
         .content_type("text/csv; charset=utf-8")
         .insert_header((header::CONTENT_DISPOSITION, disposition))
         .insert_header((header::CACHE_CONTROL, "no-store"))
-        .body(invitations::csv(&base_url, &survey.slug, &codes)))
+        .body(invitations::csv(&super::origin(request), slug, codes))
 }

@@ -15,10 +15,11 @@ use crate::accounts::{self, SESSION_ABSOLUTE_SECONDS};
 use crate::db::queries::{self, SurveySummary};
 use crate::db::Database;
 use crate::domain::{
-    secrets_match, ApiToken, Email, Password, QuestionDefinition, QuestionId, SecretToken, Slug,
-    Survey, SurveyDefinition, SurveyDetails, SurveyStatus, TokenHash,
+    secrets_match, ApiToken, Email, InvitationCount, Password, QuestionDefinition, QuestionId,
+    SecretToken, Slug, Survey, SurveyDefinition, SurveyDetails, SurveyStatus, TokenHash,
 };
 use crate::error::{AppError, PageError};
+use crate::invitations;
 use crate::results::{self, IntervalBounds, SurveyResults};
 
 type Page = Result<HttpResponse, PageError>;
@@ -437,6 +438,7 @@ struct BuilderPage {
     title: String,
     description: String,
     planned_respondents: u64,
+    requires_invitation: bool,
     status: &'static str,
     editable: bool,
     total_epsilon: String,
@@ -479,6 +481,7 @@ pub async fn builder(
         title: survey.title,
         description: survey.description,
         planned_respondents: survey.planned_respondents,
+        requires_invitation: survey.requires_invitation,
         questions,
         min_epsilon: PrivacyLevel::MIN_EPSILON,
         max_epsilon: PrivacyLevel::MAX_EPSILON,
@@ -493,13 +496,15 @@ pub struct DetailsForm {
     #[serde(default)]
     description: String,
     planned_respondents: u64,
+    /// The checkbox: present when responses need a single-use invitation.
+    requires_invitation: Option<String>,
 }
 
 fn back_to_builder(slug: &Slug) -> HttpResponse {
     see_other(&format!("/surveys/{slug}/edit"))
 }
 
-/// POST /surveys/{slug}/edit: title, description, planned respondents.
+/// POST /surveys/{slug}/edit: title, description, planned respondents, invitations.
 pub async fn update_details(
     db: web::Data<Database>,
     signed_in: SignedIn,
@@ -514,9 +519,16 @@ pub async fn update_details(
         &form.description,
         Some(form.planned_respondents),
     )?;
+    let requires_invitation = form.requires_invitation.is_some();
     let (researcher, target) = (session.researcher, slug.clone());
     db.write(move |connection| {
-        queries::update_survey_details(connection, &target, researcher, &details)
+        queries::update_survey_details(
+            connection,
+            &target,
+            researcher,
+            &details,
+            requires_invitation,
+        )
     })
     .await?;
     Ok(back_to_builder(&slug))
@@ -825,6 +837,8 @@ struct ResultsView {
     title: String,
     status: &'static str,
     open: bool,
+    requires_invitation: bool,
+    max_invitations: u32,
     confidence: String,
     confidence_percent: u32,
     choices: Vec<(u32, bool)>,
@@ -891,6 +905,8 @@ fn results_view(request: &HttpRequest, survey: &Survey, results: &SurveyResults)
         title: survey.title.clone(),
         status: survey.status.as_str(),
         open: survey.status == SurveyStatus::Open,
+        requires_invitation: survey.requires_invitation,
+        max_invitations: crate::domain::MAX_INVITATIONS_PER_REQUEST,
         confidence: format!("{}", results.confidence),
         confidence_percent,
         choices: CONFIDENCE_CHOICES
@@ -919,8 +935,7 @@ fn results_view(request: &HttpRequest, survey: &Survey, results: &SurveyResults)
 
 /// The absolute respondent link, as the browser reached this server.
 fn respondent_link(request: &HttpRequest, slug: &Slug) -> String {
-    let info = request.connection_info();
-    format!("{}://{}/s/{slug}", info.scheme(), info.host())
+    format!("{}/s/{slug}", super::origin(request))
 }
 
 #[derive(Deserialize)]
@@ -971,6 +986,35 @@ pub async fn results_page(
         csrf: signed_in.0.csrf.as_str().to_owned(),
         view: results_view(&request, &survey, &computed),
     })
+}
+
+#[derive(Deserialize)]
+pub struct InvitationsForm {
+    #[serde(default)]
+    csrf: String,
+    count: u32,
+}
+
+/// POST /surveys/{slug}/invitations: N single-use invitation links, downloaded as the
+/// mail-merge CSV; the codes exist only in this response.
+pub async fn download_invitations(
+    request: HttpRequest,
+    db: web::Data<Database>,
+    signed_in: SignedIn,
+    slug: web::Path<String>,
+    form: web::Form<InvitationsForm>,
+) -> Page {
+    let session = signed_in.0;
+    session.check_csrf(&form.csrf)?;
+    let survey = owned_survey(&db, &slug, &session).await?;
+    let count = InvitationCount::parse(form.count)?;
+    let codes = invitations::create(&db, &survey, count).await?;
+    Ok(super::researcher::invitations_download(
+        &request,
+        actix_web::http::StatusCode::OK,
+        &survey.slug,
+        &codes,
+    ))
 }
 
 #[derive(Template)]
@@ -1092,14 +1136,6 @@ pub async fn create_invitation(
     let session = signed_in.0;
     session.check_csrf(&form.csrf)?;
     let link = accounts::create_invitation(&db, session.researcher).await?;
-    let url = {
-        let info = request.connection_info();
-        format!(
-            "{}://{}/setup/{}",
-            info.scheme(),
-            info.host(),
-            link.expose()
-        )
-    };
+    let url = format!("{}/setup/{}", super::origin(&request), link.expose());
     account_page(&db, &session, None, Some(url)).await
 }
