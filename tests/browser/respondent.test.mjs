@@ -324,7 +324,7 @@ describe('the respondent form in a real browser', () => {
       const ids = await questionIds(page);
       await chooseWithMouse(page, ids, [1, 1, 1]);
       const button = page.locator('#submit-button');
-      if (await button.isEnabled()) await button.click(); // (a disabled button cannot be clicked)
+      assert.ok(await button.isDisabled(), 'without JavaScript the send button is disabled');
       await page.waitForLoadState('networkidle');
       assert.deepEqual(
         log.requests.map((entry) => `${entry.method} ${pathOf(entry.url)}`).sort(),
