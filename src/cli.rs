@@ -85,7 +85,9 @@ struct ServeArgs {
     addr: String,
     #[command(flatten)]
     database: DatabaseArgs,
-    /// Directory with form.js, form.css and randomized_response.wasm.
+    /// For development only: serve /static/ (form.js, form.css, randomized_response.wasm,
+    /// the workspace's files) from this directory instead of the copies built into the
+    /// binary, so edits show without a rebuild.
     #[arg(long, env = "DENIABLE_STATIC_DIR")]
     static_dir: Option<PathBuf>,
     /// HTTP worker threads (default: one per CPU).
@@ -305,8 +307,8 @@ async fn serve_command(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>
     let workers = args
         .workers
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from));
-    let static_dir = args.static_dir.unwrap_or_else(serve::default_static_dir);
-    let mut settings = Settings::new(static_dir, workers);
+    let mut settings = Settings::new(workers);
+    settings.static_dir = args.static_dir;
     settings.hsts = args.hsts;
     settings.submissions_per_minute = NonZeroU32::new(args.submissions_per_minute);
     settings.logins_per_minute = NonZeroU32::new(args.logins_per_minute);

@@ -1,23 +1,13 @@
 //! Start-up: open and migrate the database, make sure the demo exists, start serving.
 
 use std::net::{SocketAddr, TcpListener};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use actix_web::dev::{Server, ServerHandle};
 
 use crate::db::{queries, Database};
 use crate::error::AppError;
 use crate::http::{self, Settings};
-
-/// Where the form's script, style and WebAssembly are served from, unless configured.
-pub fn default_static_dir() -> PathBuf {
-    let beside_cwd = PathBuf::from("static");
-    if beside_cwd.join("form.js").is_file() {
-        beside_cwd
-    } else {
-        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/static"))
-    }
-}
 
 /// Opens the database (creating and migrating it) and creates the demo survey if absent.
 pub async fn prepare_database(path: &Path) -> Result<Database, AppError> {

@@ -5,6 +5,7 @@ pub mod auth;
 mod rate_limit;
 mod researcher;
 mod respondent;
+mod static_files;
 mod workspace;
 
 use std::net::TcpListener;
@@ -22,6 +23,7 @@ use futures_util::future::{ready, Either};
 use crate::db::Database;
 use crate::error::AppError;
 use rate_limit::{AddressLimiter, RateLimits};
+use static_files::StaticFiles;
 
 /// Submissions are tiny (≤ 100 question ids and bits, an invitation code); anything bigger
 /// is refused early.
@@ -48,8 +50,9 @@ pub const STRICT_TRANSPORT_SECURITY: &str = "max-age=63072000; includeSubDomains
 /// How the HTTP layer is run; the CLI fills it from flags and the environment.
 #[derive(Debug, Clone)]
 pub struct Settings {
-    /// Directory with form.js, form.css and randomized_response.wasm.
-    pub static_dir: PathBuf,
+    /// For development only: serve `/static/` from this directory instead of the files
+    /// built into the binary. `None` (the default): the built-in files.
+    pub static_dir: Option<PathBuf>,
     pub workers: usize,
     /// Send `Strict-Transport-Security`: only for deployments behind HTTPS.
     pub hsts: bool,
@@ -63,9 +66,9 @@ pub struct Settings {
 }
 
 impl Settings {
-    pub fn new(static_dir: PathBuf, workers: usize) -> Self {
+    pub fn new(workers: usize) -> Self {
         Self {
-            static_dir,
+            static_dir: None,
             workers,
             hsts: false,
             submissions_per_minute: None,
@@ -148,7 +151,7 @@ pub fn server(listener: TcpListener, db: Database, settings: Settings) -> std::i
     Ok(server)
 }
 
-fn routes(config: &mut web::ServiceConfig, static_dir: PathBuf) {
+fn routes(config: &mut web::ServiceConfig, static_dir: Option<PathBuf>) {
     config
         .service(limited(
             resource("/healthz").route(web::get().to(healthz)),
@@ -209,34 +212,11 @@ fn routes(config: &mut web::ServiceConfig, static_dir: PathBuf) {
         ))
         .service(limited(
             resource("/static/{file}")
-                .app_data(web::Data::new(StaticDir(static_dir)))
-                .route(web::get().to(static_file)),
+                .app_data(web::Data::new(StaticFiles(static_dir)))
+                .route(web::get().to(static_files::static_file)),
             NO_BODY,
         ))
         .configure(workspace_routes);
-}
-
-struct StaticDir(PathBuf);
-
-/// GET /static/{file}: one of the form's plain file names, never a path, so no traversal
-/// can reach past the directory (and every miss is our JSON 404).
-async fn static_file(
-    request: HttpRequest,
-    directory: web::Data<StaticDir>,
-    file: web::Path<String>,
-) -> Result<HttpResponse, AppError> {
-    let plain_name = file.len() <= 64
-        && !file.starts_with('.')
-        && file
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.');
-    if !plain_name {
-        return Err(AppError::NotFound("file"));
-    }
-    let named = actix_files::NamedFile::open_async(directory.0.join(file.as_str()))
-        .await
-        .map_err(|_| AppError::NotFound("file"))?;
-    Ok(named.prefer_utf8(true).into_response(&request))
 }
 
 /// The researcher's workspace in the browser (HTML pages and their forms).

@@ -26,12 +26,10 @@ pub async fn spawn_app() -> TestApp {
     spawn_app_with(test_settings()).await
 }
 
-/// The settings of `spawn_app()`: two workers, no HSTS, no rate limit.
+/// The settings of `spawn_app()`: two workers, no HSTS, no rate limit, the static files
+/// built into the binary.
 pub fn test_settings() -> Settings {
-    Settings::new(
-        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/static")),
-        2,
-    )
+    Settings::new(2)
 }
 
 pub async fn spawn_app_with(settings: Settings) -> TestApp {
