@@ -7,7 +7,6 @@ use crate::crypto::PasswordHash;
 use crate::db::{queries, Database};
 use crate::domain::{
     ApiToken, Email, Password, ResearcherId, SecretToken, Slug, Survey, SurveyDefinition,
-    SurveyStatus,
 };
 use crate::error::AppError;
 
@@ -70,15 +69,7 @@ pub async fn create_survey(
         let owner_id = queries::researcher_id(connection, &owner)?
             .map(ResearcherId::from_stored)
             .ok_or(AppError::NotFound("researcher"))?;
-        queries::insert_survey(
-            connection,
-            owner_id,
-            &slug,
-            &definition,
-            SurveyStatus::Draft,
-        )?;
-        queries::find_survey(connection, &slug)?
-            .ok_or_else(|| AppError::internal("a survey vanished right after its creation"))
+        queries::insert_draft(connection, owner_id, &slug, &definition)
     })
     .await
 }

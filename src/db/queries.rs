@@ -192,6 +192,18 @@ pub fn insert_survey(
 
 /// Creates the demo owner (no password: it can never log in) and the open demo survey,
 /// unless they exist. Returns whether the survey was created.
+/// Stores a new draft and reads it back as its owner will see it.
+pub fn insert_draft(
+    connection: &Connection,
+    owner_id: ResearcherId,
+    slug: &Slug,
+    definition: &SurveyDefinition,
+) -> Result<Survey, AppError> {
+    insert_survey(connection, owner_id, slug, definition, SurveyStatus::Draft)?;
+    find_survey(connection, slug)?
+        .ok_or_else(|| AppError::internal("a survey vanished right after its creation"))
+}
+
 pub fn ensure_demo_survey(connection: &Connection) -> Result<bool, AppError> {
     if find_survey(connection, &Slug::demo())?.is_some() {
         return Ok(false);

@@ -62,17 +62,7 @@ pub async fn create_survey(
     let slug = Slug::generate(definition.title())?;
     let owner_id = owner.creator()?;
     let survey = db
-        .write(move |connection| {
-            queries::insert_survey(
-                connection,
-                owner_id,
-                &slug,
-                &definition,
-                SurveyStatus::Draft,
-            )?;
-            queries::find_survey(connection, &slug)?
-                .ok_or_else(|| AppError::internal("a survey vanished right after its creation"))
-        })
+        .write(move |connection| queries::insert_draft(connection, owner_id, &slug, &definition))
         .await?;
     Ok(HttpResponse::Created()
         .insert_header((header::LOCATION, format!("/api/surveys/{}", survey.slug)))
