@@ -3,10 +3,12 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use rusqlite::Connection;
+
 use crate::crypto::PasswordHash;
 use crate::db::{queries, Database};
 use crate::domain::{
-    ApiToken, Email, Password, ResearcherId, SecretToken, Slug, Survey, SurveyDefinition,
+    ApiToken, Email, Password, ResearcherId, SecretToken, Slug, Survey, SurveyDefinition, TokenHash,
 };
 use crate::error::AppError;
 
@@ -132,15 +134,7 @@ pub async fn sign_up(
     db.write(move |connection| {
         queries::consume_signup_link(connection, &link_hash, now)?;
         let researcher = queries::insert_researcher(connection, &email, &hash)?;
-        queries::insert_session(
-            connection,
-            &session_hash,
-            researcher,
-            now,
-            now + SESSION_IDLE_SECONDS,
-            now + SESSION_ABSOLUTE_SECONDS,
-        )?;
-        Ok(())
+        start_session(connection, &session_hash, researcher, now)
     })
     .await?;
     Ok(session_secret)
@@ -209,15 +203,25 @@ pub async fn sign_in(
     let session_hash = session.hash();
     db.write(move |connection| {
         queries::clear_login_failures(connection, researcher)?;
-        queries::insert_session(
-            connection,
-            &session_hash,
-            researcher,
-            now,
-            now + SESSION_IDLE_SECONDS,
-            now + SESSION_ABSOLUTE_SECONDS,
-        )
+        start_session(connection, &session_hash, researcher, now)
     })
     .await?;
     Ok(session)
+}
+
+/// Stores a new session that ends after the idle or the absolute limit, whichever is first.
+fn start_session(
+    connection: &Connection,
+    session: &TokenHash,
+    researcher: ResearcherId,
+    now: i64,
+) -> Result<(), AppError> {
+    queries::insert_session(
+        connection,
+        session,
+        researcher,
+        now,
+        now + SESSION_IDLE_SECONDS,
+        now + SESSION_ABSOLUTE_SECONDS,
+    )
 }

@@ -10,8 +10,8 @@ use super::respondent::{public_questions, PublicQuestion};
 use crate::codebook;
 use crate::db::{queries, Database};
 use crate::domain::{
-    InvitationCode, InvitationCount, InvitationsInput, Slug, Survey, SurveyDefinition,
-    SurveyDefinitionInput, SurveyStatus,
+    InvitationCode, InvitationCount, InvitationsInput, ResearcherId, Slug, Survey,
+    SurveyDefinition, SurveyDefinitionInput, SurveyStatus,
 };
 use crate::error::AppError;
 use crate::export::{stream_export, ExportFormat};
@@ -118,9 +118,19 @@ pub async fn results(
     owner: Owner,
     query: web::Query<ResultsQuery>,
 ) -> Result<HttpResponse, AppError> {
-    let slug = Slug::parse(&slug)?;
-    let confidence = results::parse_confidence(query.confidence)?;
-    let researcher = owner.researcher()?;
+    let (_, computed) = owned_results(&db, &slug, owner.researcher()?, query.confidence).await?;
+    Ok(HttpResponse::Ok().json(computed))
+}
+
+/// An owned survey and its results at a confidence level, for the API and the workspace.
+pub(super) async fn owned_results(
+    db: &Database,
+    slug: &str,
+    researcher: ResearcherId,
+    confidence: Option<f64>,
+) -> Result<(Survey, results::SurveyResults), AppError> {
+    let slug = Slug::parse(slug)?;
+    let confidence = results::parse_confidence(confidence)?;
     let (survey, tallies) = db
         .read(move |connection| {
             let survey = queries::find_owned_survey(connection, &slug, researcher)?
@@ -129,7 +139,8 @@ pub async fn results(
             Ok((survey, tallies))
         })
         .await?;
-    Ok(HttpResponse::Ok().json(results::compute(&survey, &tallies, confidence)?))
+    let computed = results::compute(&survey, &tallies, confidence)?;
+    Ok((survey, computed))
 }
 
 async fn export(

@@ -11,6 +11,7 @@ use serde::Deserialize;
 
 use super::auth::{self, Session, SignedIn};
 use super::rate_limit::LoginAllowed;
+use super::researcher;
 use crate::accounts::{self, SESSION_ABSOLUTE_SECONDS};
 use crate::db::queries::{self, SurveySummary};
 use crate::db::Database;
@@ -20,7 +21,7 @@ use crate::domain::{
 };
 use crate::error::{AppError, PageError};
 use crate::invitations;
-use crate::results::{self, IntervalBounds, SurveyResults};
+use crate::results::{IntervalBounds, SurveyResults};
 
 type Page = Result<HttpResponse, PageError>;
 
@@ -943,27 +944,6 @@ pub struct ConfidenceQuery {
     confidence: Option<f64>,
 }
 
-async fn owned_results(
-    db: &Database,
-    session: &Session,
-    slug: &str,
-    confidence: Option<f64>,
-) -> Result<(Survey, SurveyResults), AppError> {
-    let slug = Slug::parse(slug)?;
-    let confidence = results::parse_confidence(confidence)?;
-    let researcher = session.researcher;
-    let (survey, tallies) = db
-        .read(move |connection| {
-            let survey = queries::find_owned_survey(connection, &slug, researcher)?
-                .ok_or(AppError::NotFound("survey"))?;
-            let tallies = queries::survey_tallies(connection, survey.id)?;
-            Ok((survey, tallies))
-        })
-        .await?;
-    let computed = results::compute(&survey, &tallies, confidence)?;
-    Ok((survey, computed))
-}
-
 #[derive(Template)]
 #[template(path = "workspace/results.html")]
 struct ResultsPage {
@@ -980,7 +960,8 @@ pub async fn results_page(
     slug: web::Path<String>,
     query: web::Query<ConfidenceQuery>,
 ) -> Page {
-    let (survey, computed) = owned_results(&db, &signed_in.0, &slug, query.confidence).await?;
+    let (survey, computed) =
+        researcher::owned_results(&db, &slug, signed_in.0.researcher, query.confidence).await?;
     html(&ResultsPage {
         nav: Some(Nav::of(&signed_in.0)),
         csrf: signed_in.0.csrf.as_str().to_owned(),
@@ -1047,7 +1028,8 @@ pub async fn present(
     slug: web::Path<String>,
     query: web::Query<ConfidenceQuery>,
 ) -> Page {
-    let (survey, computed) = owned_results(&db, &signed_in.0, &slug, query.confidence).await?;
+    let (survey, computed) =
+        researcher::owned_results(&db, &slug, signed_in.0.researcher, query.confidence).await?;
     let view = results_view(&request, &survey, &computed);
     let qr_svg = qr_svg(&view.respondent_link)?;
     html(&PresentPage { view, qr_svg })
