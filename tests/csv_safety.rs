@@ -66,12 +66,7 @@ async fn csv_cells_never_start_a_formula_and_negative_unbiased_values_stay_numbe
         )
         .await;
     }
-    let csv = app
-        .owner_get(&token, &format!("/api/surveys/{slug}/export.csv"))
-        .await
-        .text()
-        .await
-        .unwrap();
+    let csv = app.export_csv(&token, &slug).await;
     let mut negative = 0;
     for line in csv.lines().skip(1) {
         let cells: Vec<&str> = line.split(',').collect();

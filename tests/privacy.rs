@@ -139,12 +139,7 @@ async fn exports_are_ordered_by_response_id_not_by_arrival() {
         app.submit_ok(&slug, json!({ ids[0].to_string(): i % 2 }))
             .await;
     }
-    let csv = app
-        .owner_get(&token, &format!("/api/surveys/{slug}/export.csv"))
-        .await
-        .text()
-        .await
-        .unwrap();
+    let csv = app.export_csv(&token, &slug).await;
     let response_ids: Vec<&str> = csv.lines().skip(1).map(|line| &line[..64]).collect();
     assert_eq!(response_ids.len(), 30);
     assert!(response_ids.windows(2).all(|pair| pair[0] < pair[1]));

@@ -1,7 +1,8 @@
 //! Graceful shutdown of the real binary: on SIGTERM or Ctrl-C it stops accepting, answers
 //! what is in flight, commits everything it acknowledged, and exits 0.
 
-use std::io::{BufRead, BufReader};
+mod common;
+
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -27,16 +28,7 @@ fn start_server(db: &Path) -> (Child, String) {
         .stderr(Stdio::null())
         .spawn()
         .expect("the binary starts");
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    stdout.read_line(&mut line).unwrap();
-    let address = line
-        .trim()
-        .strip_prefix("Deniable is serving on ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_owned();
-    // Keep reading stdout so the server never blocks on a full pipe.
-    std::thread::spawn(move || for _ in stdout.lines() {});
+    let address = common::serving_address(child.stdout.take().unwrap());
     (child, address)
 }
 

@@ -4,7 +4,6 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -32,16 +31,9 @@ async fn the_binary_serves_its_static_files_from_a_directory_without_any_of_them
         .stderr(Stdio::null())
         .spawn()
         .expect("the binary starts");
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let stdout = child.stdout.take().unwrap();
     let server = Server(child);
-    let mut line = String::new();
-    stdout.read_line(&mut line).unwrap();
-    let address = line
-        .trim()
-        .strip_prefix("Deniable is serving on ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_owned();
-    std::thread::spawn(move || for _ in stdout.lines() {});
+    let address = common::serving_address(stdout);
     assert!(!elsewhere.path().join("static").exists());
 
     let client = reqwest::Client::builder()

@@ -114,12 +114,7 @@ async fn a_withdrawn_response_leaves_the_tallies_and_the_exports() {
     let results = app.results(&token, &slug).await;
     assert_eq!(results["questions"][0]["n"], 1);
     assert_eq!(results["questions"][0]["reported_yes"], 0);
-    let csv = app
-        .owner_get(&token, &format!("/api/surveys/{slug}/export.csv"))
-        .await
-        .text()
-        .await
-        .unwrap();
+    let csv = app.export_csv(&token, &slug).await;
     assert_eq!(csv.lines().count(), 2, "header and the kept response only");
     let kept_id = hex_sha256(&kept);
     assert!(csv.contains(&kept_id));

@@ -9,7 +9,8 @@ use serde::Serialize;
 use super::rate_limit::SubmissionAllowed;
 use crate::db::{queries, Database};
 use crate::domain::{
-    Nonce, Receipt, Slug, StoredReport, Submission, SubmissionInput, Survey, SurveyStatus,
+    Nonce, Receipt, ResponseId, Slug, StoredReport, Submission, SubmissionInput, Survey,
+    SurveyStatus,
 };
 use crate::error::AppError;
 
@@ -240,14 +241,19 @@ impl From<&StoredReport> for StoredReportBody {
     }
 }
 
+/// The survey and the stored response id named by a receipt route; the receipt itself is
+/// hashed at once and goes no further.
+fn parse_receipt_path(path: web::Path<(String, String)>) -> Result<(Slug, ResponseId), AppError> {
+    let (slug, receipt) = path.into_inner();
+    Ok((Slug::parse(&slug)?, Receipt::parse(&receipt)?.response_id()))
+}
+
 /// GET /api/surveys/{slug}/responses/{receipt}: what the server holds of one's response.
 pub async fn view_response(
     db: web::Data<Database>,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, AppError> {
-    let (slug, receipt) = path.into_inner();
-    let (slug, receipt) = (Slug::parse(&slug)?, Receipt::parse(&receipt)?);
-    let response_id = receipt.response_id();
+    let (slug, response_id) = parse_receipt_path(path)?;
     let lookup = (slug.clone(), response_id.clone());
     let reports = db
         .read(move |connection| queries::find_response(connection, &lookup.0, &lookup.1))
@@ -267,9 +273,7 @@ pub async fn withdraw_response(
     db: web::Data<Database>,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, AppError> {
-    let (slug, receipt) = path.into_inner();
-    let (slug, receipt) = (Slug::parse(&slug)?, Receipt::parse(&receipt)?);
-    let response_id = receipt.response_id();
+    let (slug, response_id) = parse_receipt_path(path)?;
     db.write(move |connection| queries::delete_response(connection, &slug, &response_id))
         .await?;
     Ok(HttpResponse::NoContent().finish())

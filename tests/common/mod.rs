@@ -142,6 +142,15 @@ impl TestApp {
             .unwrap()
     }
 
+    /// The survey's CSV export, as its owner downloads it.
+    pub async fn export_csv(&self, token: &str, slug: &str) -> String {
+        let response = self
+            .owner_get(token, &format!("/api/surveys/{slug}/export.csv"))
+            .await;
+        assert_eq!(response.status(), 200);
+        response.text().await.unwrap()
+    }
+
     /// A researcher, a token and an open survey with one question per ε.
     pub async fn open_survey(&self, epsilons: &[f64]) -> (String, String, Vec<i64>) {
         let token = self.researcher_with_token("owner@example.org").await;
@@ -212,4 +221,20 @@ pub async fn error_code(response: reqwest::Response) -> String {
         .as_str()
         .expect("an error code")
         .to_owned()
+}
+
+/// Reads the real binary's first line, "Deniable is serving on ADDRESS", and returns
+/// ADDRESS; the rest of its output is drained so the server never blocks on a full pipe.
+pub fn serving_address(stdout: std::process::ChildStdout) -> String {
+    use std::io::{BufRead, BufReader};
+    let mut stdout = BufReader::new(stdout);
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    let address = line
+        .trim()
+        .strip_prefix("Deniable is serving on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_owned();
+    std::thread::spawn(move || for _ in stdout.lines() {});
+    address
 }
