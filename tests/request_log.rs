@@ -1,6 +1,7 @@
 //! Invariant 4: what the server logs on a respondent's path has no IP address, no user
 //! agent and no receipt. (Its own binary: the log capture is process-wide.)
 
+#[path = "api/common.rs"]
 mod common;
 
 use std::io::Write;

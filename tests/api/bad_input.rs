@@ -3,11 +3,10 @@
 //! panic), every error a JSON `{"error": {"code", "message"}}` with a 4xx, and the security
 //! headers on everything. Prints how many requests each class tried.
 
-mod common;
 
 use std::collections::BTreeMap;
 
-use common::{spawn_app, TestApp};
+use crate::common::{spawn_app, TestApp};
 use futures_util::stream::{self, StreamExt};
 use reqwest::Method;
 use serde_json::{json, Value};
@@ -961,6 +960,6 @@ async fn a_repeated_question_or_field_is_a_400_not_a_silent_choice() {
     ] {
         let response = app.submit_raw(&slug, body).await;
         assert_eq!(response.status(), 400);
-        assert_eq!(common::error_code(response).await, "invalid_json");
+        assert_eq!(crate::common::error_code(response).await, "invalid_json");
     }
 }

@@ -1,8 +1,7 @@
 //! Durability and consistency: group commit under load, restarts, withdrawals.
 
-mod common;
 
-use common::{spawn_app, spawn_app_in};
+use crate::common::{spawn_app, spawn_app_in};
 use futures_util::future::join_all;
 use futures_util::stream::{self, StreamExt};
 use serde_json::{json, Value};

@@ -5,9 +5,8 @@
 //! proportion in [0, 1]) the fakes move it by (m/N)·(z̄_fake − π̂ₕ), at most
 //! (m/N)·max(p/r − 0, 1 + q/r) = p/(2p − 1) · m/N, since 1 + q/r = p/r.
 
-mod common;
 
-use common::{spawn_app, TestApp};
+use crate::common::{spawn_app, TestApp};
 use randomized_response::{unbiased_estimate, PrivacyLevel, Tally};
 use serde_json::{json, Value};
 
@@ -68,7 +67,7 @@ async fn first_estimate(app: &TestApp, token: &str, slug: &str) -> (u64, f64) {
 }
 
 async fn open_survey_with(app: &TestApp, token: &str, requires_invitation: bool) -> (String, i64) {
-    let mut definition = common::survey_definition(&[1.0]);
+    let mut definition = crate::common::survey_definition(&[1.0]);
     definition["requires_invitation"] = json!(requires_invitation);
     let created: Value = app
         .create_survey(token, &definition)

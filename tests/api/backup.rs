@@ -1,6 +1,5 @@
 //! Backups while the server serves, and restores that refuse a database in use.
 
-mod common;
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -8,7 +7,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use common::{spawn_app, spawn_app_in, TestApp};
+use crate::common::{spawn_app, spawn_app_in, TestApp};
 use deniable::db::backup;
 use serde_json::json;
 

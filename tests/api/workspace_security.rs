@@ -1,14 +1,12 @@
 //! The workspace's security: ownership on every route, CSRF, sign-in throttling, cookie
 //! flags, session expiry, one-time links, and hostile text rendered inert on every page.
 
-mod common;
-mod workspace;
 
-use common::spawn_app;
+use crate::common::spawn_app;
 use deniable::accounts::{self, now_unix};
 use deniable::db::queries;
 use deniable::domain::{ResearcherId, SecretToken};
-use workspace::{add_researcher, question_ids, signed_in, Browser, PASSWORD};
+use crate::workspace::{add_researcher, question_ids, signed_in, Browser, PASSWORD};
 
 /// Every route that names a survey and belongs to its owner: pages, actions, exports and
 /// the API. A new owner-only route must be added here (the test below checks the router).
@@ -354,7 +352,7 @@ async fn the_one_time_link_creates_the_first_account_once_and_invitations_create
     let path = format!("/setup/{}", link.expose());
     let mut browser = Browser::new(&app);
     let page = browser.get_html(&path).await;
-    let form_token = workspace::hidden_field(&page, "form_token");
+    let form_token = crate::workspace::hidden_field(&page, "form_token");
     let short = browser
         .post_form(
             &path,
@@ -373,7 +371,7 @@ async fn the_one_time_link_creates_the_first_account_once_and_invitations_create
         .unwrap()
         .contains("at least 12 characters"));
     let page = browser.get_html(&path).await;
-    let form_token = workspace::hidden_field(&page, "form_token");
+    let form_token = crate::workspace::hidden_field(&page, "form_token");
     let created = browser
         .post_form(
             &path,
@@ -400,7 +398,7 @@ async fn the_one_time_link_creates_the_first_account_once_and_invitations_create
     let invitation = &html[start..start + "/setup/".len() + 43];
     let mut colleague = Browser::new(&app);
     let page = colleague.get_html(invitation).await;
-    let form_token = workspace::hidden_field(&page, "form_token");
+    let form_token = crate::workspace::hidden_field(&page, "form_token");
     let joined = colleague
         .post_form(
             invitation,

@@ -1,14 +1,12 @@
 //! Per-address limits on submissions and sign-in attempts: 429 with Retry-After past the
 //! allowance, other routes untouched, and tests unlimited unless they ask.
 
-mod common;
-mod workspace;
 
 use std::num::NonZeroU32;
 
-use common::{error_code, spawn_app_with, test_settings};
+use crate::common::{error_code, spawn_app_with, test_settings};
 use serde_json::json;
-use workspace::{add_researcher, Browser, PASSWORD};
+use crate::workspace::{add_researcher, Browser, PASSWORD};
 
 fn limited_to(per_minute: u32) -> deniable::http::Settings {
     let mut settings = test_settings();
@@ -60,7 +58,7 @@ async fn behind_a_trusted_proxy_each_forwarded_client_has_its_own_allowance() {
 
 #[tokio::test]
 async fn the_test_harness_is_unlimited_by_default() {
-    let app = common::spawn_app().await;
+    let app = crate::common::spawn_app().await;
     for _ in 0..100 {
         app.submit_ok("demo", json!({"1": 1, "2": 0, "3": 1})).await;
     }
@@ -115,7 +113,7 @@ async fn the_eleventh_sign_in_attempt_from_one_address_within_a_minute_gets_429_
 
 #[tokio::test]
 async fn sign_in_attempts_are_unlimited_in_the_test_harness_by_default() {
-    let app = common::spawn_app().await;
+    let app = crate::common::spawn_app().await;
     let mut browser = Browser::new(&app);
     for attempt in 1..=12 {
         let response = browser

@@ -2,12 +2,11 @@
 //! `static/` beside it still serves the form's script, style and WebAssembly, with their
 //! content types, an ETag and `Cache-Control: no-cache` for cheap revalidation.
 
-mod common;
 
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{error_code, spawn_app};
+use crate::common::{error_code, spawn_app};
 
 /// Stops the child server however the test ends.
 struct Server(std::process::Child);
@@ -33,7 +32,7 @@ async fn the_binary_serves_its_static_files_from_a_directory_without_any_of_them
         .expect("the binary starts");
     let stdout = child.stdout.take().unwrap();
     let server = Server(child);
-    let address = common::serving_address(stdout);
+    let address = crate::common::serving_address(stdout);
     assert!(!elsewhere.path().join("static").exists());
 
     let client = reqwest::Client::builder()
@@ -120,9 +119,9 @@ async fn unknown_static_files_and_paths_are_json_404s() {
 async fn a_development_static_dir_overrides_the_built_in_files() {
     let directory = tempfile::tempdir().unwrap();
     std::fs::write(directory.path().join("form.js"), "// edited\n").unwrap();
-    let mut settings = common::test_settings();
+    let mut settings = crate::common::test_settings();
     settings.static_dir = Some(directory.path().to_owned());
-    let app = common::spawn_app_with(settings).await;
+    let app = crate::common::spawn_app_with(settings).await;
     let response = app
         .client
         .get(app.url("/static/form.js"))

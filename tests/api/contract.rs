@@ -1,8 +1,7 @@
 //! The researcher's and respondent's paths through the HTTP API, and every error status.
 
-mod common;
 
-use common::{error_code, spawn_app, survey_definition};
+use crate::common::{error_code, spawn_app, survey_definition};
 use serde_json::{json, Value};
 
 #[tokio::test]

@@ -1,10 +1,9 @@
 //! End to end: 10 000 simulated devices, and the estimates cover the known truths.
 
-mod common;
 
 use std::time::Instant;
 
-use common::spawn_app;
+use crate::common::spawn_app;
 use deniable::simulate::{simulate, SimulationPlan};
 use indicatif::ProgressBar;
 

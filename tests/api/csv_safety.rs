@@ -1,9 +1,8 @@
 //! Spreadsheet safety: researcher-supplied text cannot run as a formula in the codebook or
 //! a CSV, while numeric cells (negative unbiased values included) stay numbers.
 
-mod common;
 
-use common::spawn_app;
+use crate::common::spawn_app;
 use serde_json::{json, Value};
 
 const FORMULAS: [&str; 5] = [

@@ -1,8 +1,7 @@
 //! Security headers on every response, HSTS only when configured, and per-route body limits.
 
-mod common;
 
-use common::{error_code, spawn_app, spawn_app_with, test_settings, TestApp};
+use crate::common::{error_code, spawn_app, spawn_app_with, test_settings, TestApp};
 use reqwest::Method;
 
 const CSP: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; \

@@ -1,7 +1,6 @@
 //! Graceful shutdown of the real binary: on SIGTERM or Ctrl-C it stops accepting, answers
 //! what is in flight, commits everything it acknowledged, and exits 0.
 
-mod common;
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -28,7 +27,7 @@ fn start_server(db: &Path) -> (Child, String) {
         .stderr(Stdio::null())
         .spawn()
         .expect("the binary starts");
-    let address = common::serving_address(child.stdout.take().unwrap());
+    let address = crate::common::serving_address(child.stdout.take().unwrap());
     (child, address)
 }
 

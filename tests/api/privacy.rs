@@ -1,10 +1,9 @@
 //! The privacy invariants of DESIGN.md that the server can break, each checked directly.
 
-mod common;
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use common::spawn_app;
+use crate::common::spawn_app;
 use serde_json::json;
 
 const USER_AGENT: &str = "PrivacyProbe/1.0 (respondent-device-fingerprint)";

@@ -1,0 +1,21 @@
+//! The one integration test binary: every module below links the server once.
+//! (`tests/request_log.rs` stays apart: it captures the process-wide log.)
+
+mod common;
+mod workspace;
+
+mod backup;
+mod bad_input;
+mod contract;
+mod csv_safety;
+mod headers;
+mod invitations;
+mod poisoning;
+mod privacy;
+mod rate_limit;
+mod shutdown;
+mod simulate;
+mod static_files;
+mod storage;
+mod workspace_pages;
+mod workspace_security;
