@@ -100,13 +100,20 @@ struct ServeArgs {
     /// Submissions per minute from one client address (IPv6: one /64), as a burst refilled
     /// evenly; then 429 with Retry-After. Held in memory only. 0 turns the limit off (load
     /// tests with `simulate` come from one address).
-    #[arg(long, env = "DENIABLE_SUBMISSIONS_PER_MINUTE", default_value_t = 60)]
+    #[arg(long, env = "DENIABLE_SUBMISSIONS_PER_MINUTE", default_value_t = 300)]
     submissions_per_minute: u32,
     /// Sign-in attempts per minute from one client address (IPv6: one /64), right or
     /// wrong, as a burst refilled evenly; then 429 with Retry-After. Held in memory only;
     /// on top of the per-account throttle (10 failures an hour). 0 turns the limit off.
     #[arg(long, env = "DENIABLE_LOGINS_PER_MINUTE", default_value_t = 10)]
     logins_per_minute: u32,
+    /// Seconds within which, after any write, a compaction epoch rewrites the database in
+    /// key order and empties its WAL, so that the files no longer order what was stored by
+    /// arrival (also at every graceful stop and in every backup). Responses stored since
+    /// the last epoch may still be partly ordered in the files until the next one.
+    #[arg(long, env = "DENIABLE_COMPACT_EVERY", default_value_t = 300,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    compact_every: u64,
     /// Take the client address from the last X-Forwarded-For entry. Only behind a reverse
     /// proxy that appends it (else clients could pick their address); behind a proxy
     /// without it, every client shares the proxy's allowance.
@@ -278,11 +285,13 @@ pub async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Some(Command::Backup { path, database }) => {
             let source = database.db.clone();
             let target = path.clone();
-            tokio::task::spawn_blocking(move || {
-                backup::backup(&source, &target, print_progress("backup"))
-            })
-            .await??;
-            println!("Backed up {} to {}.", database.db.display(), path.display());
+            eprintln!("backup: writing a compacted copy…");
+            tokio::task::spawn_blocking(move || backup::backup(&source, &target)).await??;
+            println!(
+                "Backed up {} to {} (one self-contained file, compacted).",
+                database.db.display(),
+                path.display()
+            );
             Ok(())
         }
         Some(Command::Restore { path, database }) => {
@@ -303,7 +312,11 @@ pub async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
 }
 
 async fn serve_command(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
-    let db = serve::prepare_database(&args.database.db).await?;
+    let db = serve::prepare_database_with(
+        &args.database.db,
+        std::time::Duration::from_secs(args.compact_every),
+    )
+    .await?;
     let workers = args
         .workers
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from));
@@ -340,8 +353,13 @@ async fn serve_command(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>
         handle.stop(true).await;
     });
     listening.server.await?;
-    db.drain().await?;
-    println!("Deniable stopped; every acknowledged response is committed.");
+    let epoch = db.close().await?;
+    println!(
+        "Deniable stopped; every acknowledged response is committed, and the database file \
+         alone holds everything ({} bytes, compacted in {:.0} ms).",
+        epoch.database_bytes,
+        epoch.duration.as_secs_f64() * 1e3
+    );
     Ok(())
 }
 

@@ -51,8 +51,8 @@ struct RPackageEquivalent {
 }
 
 const COLUMNS: [(&str, &str, &str); 6] = [
-    ("response_id", "string",
-     "Hex SHA-256 of the respondent's secret receipt. Groups the rows of one response; cannot be linked to a person."),
+    ("record_id", "string",
+     "Hex SHA-256 of the response id (itself the SHA-256 of the respondent's secret receipt). Groups the rows of one response; cannot be linked to a person, and cannot be used to submit the response again. A respondent finds their own row through the receipt page."),
     ("question_id", "integer", "The question (see `questions`)."),
     ("epsilon", "number", "Privacy level ε of the question when the report was made."),
     ("truth_probability", "number",
@@ -77,7 +77,7 @@ pub fn describe(survey: &Survey) -> Codebook {
                     device reports the true answer, otherwise its opposite (Warner 1965; \
                     ε-locally differentially private). This is the 'mirrored question' design.",
         row: "One row per (response, answered question).",
-        order: "Rows are ordered by response_id, then question position; arrival order is not stored.",
+        order: "Rows are ordered by record_id, then question position; arrival order is not stored.",
         columns: COLUMNS
             .iter()
             .map(|&(name, r#type, description)| Column {

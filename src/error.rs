@@ -25,6 +25,8 @@ pub enum AppError {
     MethodNotAllowed,
     /// 409: the request conflicts with the current state (e.g. survey not open).
     Conflict { code: &'static str, message: String },
+    /// 410: the thing existed and was deliberately removed (a withdrawn response).
+    Gone { code: &'static str, message: String },
     /// 413
     PayloadTooLarge { limit_bytes: usize },
     /// 415
@@ -69,6 +71,13 @@ impl AppError {
         }
     }
 
+    pub fn gone(code: &'static str, message: impl Into<String>) -> Self {
+        Self::Gone {
+            code,
+            message: message.into(),
+        }
+    }
+
     pub fn internal(cause: impl fmt::Display) -> Self {
         Self::Internal(cause.to_string())
     }
@@ -78,6 +87,7 @@ impl AppError {
             Self::Invalid { code, .. }
             | Self::Forbidden { code, .. }
             | Self::Conflict { code, .. }
+            | Self::Gone { code, .. }
             | Self::TooManyRequests { code, .. } => code,
             Self::Unauthorized => "unauthorized",
             Self::NotFound(_) => "not_found",
@@ -104,6 +114,7 @@ impl AppError {
             Self::Invalid { message, .. }
             | Self::Forbidden { message, .. }
             | Self::Conflict { message, .. }
+            | Self::Gone { message, .. }
             | Self::TooManyRequests { message, .. } => message.clone(),
             Self::Unauthorized => "this route needs an `Authorization: Bearer <token>` header \
                                    with a valid API token, or a signed-in session"
@@ -164,6 +175,7 @@ impl ResponseError for AppError {
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::Conflict { .. } => StatusCode::CONFLICT,
+            Self::Gone { .. } => StatusCode::GONE,
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,

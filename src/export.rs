@@ -1,4 +1,4 @@
-//! Streamed exports of the randomized reports (CSV and NDJSON), ordered by response id.
+//! Streamed exports of the randomized reports (CSV and NDJSON), ordered by record id.
 
 use std::borrow::Cow;
 
@@ -7,16 +7,16 @@ use futures_util::stream::{self, Stream};
 use randomized_response::unbiased_value;
 use serde::Serialize;
 
-use crate::db::queries::{self, ExportRow};
+use crate::db::responses::{self, ExportRow};
 use crate::db::Database;
-use crate::domain::{ResponseId, SurveyId};
+use crate::domain::{RecordId, SurveyId};
 use crate::error::AppError;
 
 /// Responses per page: each page is one short read on the read pool.
 const RESPONSES_PER_PAGE: u32 = 512;
 
 pub const COLUMNS: [&str; 6] = [
-    "response_id",
+    "record_id",
     "question_id",
     "epsilon",
     "truth_probability",
@@ -59,7 +59,7 @@ impl ExportFormat {
                 Self::Csv => {
                     let line = format!(
                         "{},{},{},{},{},{}\n",
-                        spreadsheet_safe(record.response_id),
+                        record.record_id,
                         record.question_id,
                         record.epsilon,
                         record.truth_probability,
@@ -79,8 +79,10 @@ impl ExportFormat {
 }
 
 #[derive(Serialize)]
-struct ExportRecord<'a> {
-    response_id: &'a str,
+struct ExportRecord {
+    /// Hex SHA-256 of the response id: names a response's rows, and (unlike the response
+    /// id) cannot be used to submit it again.
+    record_id: String,
     question_id: i64,
     epsilon: f64,
     truth_probability: f64,
@@ -88,10 +90,10 @@ struct ExportRecord<'a> {
     unbiased_value: f64,
 }
 
-impl<'a> From<&'a ExportRow> for ExportRecord<'a> {
-    fn from(row: &'a ExportRow) -> Self {
+impl From<&ExportRow> for ExportRecord {
+    fn from(row: &ExportRow) -> Self {
         Self {
-            response_id: row.response_id.as_str(),
+            record_id: row.record_id.to_hex(),
             question_id: row.question_id.get(),
             epsilon: row.level.epsilon(),
             truth_probability: row.level.truth_probability(),
@@ -126,7 +128,7 @@ struct Cursor {
     db: Database,
     survey_id: SurveyId,
     format: ExportFormat,
-    after: Option<ResponseId>,
+    after: Option<RecordId>,
     header_written: bool,
     finished: bool,
 }
@@ -159,13 +161,13 @@ pub fn stream_export(
         let rows = cursor
             .db
             .read(move |connection| {
-                queries::export_page(connection, survey_id, after.as_ref(), RESPONSES_PER_PAGE)
+                responses::export_page(connection, survey_id, after.as_ref(), RESPONSES_PER_PAGE)
             })
             .await?;
         match rows.last() {
             None => cursor.finished = true,
             Some(last) => {
-                cursor.after = Some(last.response_id.clone());
+                cursor.after = Some(last.record_id);
                 cursor.format.write_rows(&rows, &mut chunk)?;
             }
         }

@@ -11,6 +11,7 @@ pub mod error;
 pub mod export;
 pub mod http;
 pub mod invitations;
+pub mod live;
 pub mod results;
 pub mod serve;
 pub mod simulate;

@@ -11,7 +11,15 @@ use crate::http::{self, Settings};
 
 /// Opens the database (creating and migrating it) and creates the demo survey if absent.
 pub async fn prepare_database(path: &Path) -> Result<Database, AppError> {
-    let db = Database::open(path)?;
+    prepare_database_with(path, crate::db::DEFAULT_COMPACT_EVERY).await
+}
+
+/// [`prepare_database`] with an epoch within `compact_every` of any write.
+pub async fn prepare_database_with(
+    path: &Path,
+    compact_every: std::time::Duration,
+) -> Result<Database, AppError> {
+    let db = Database::open_with(path, compact_every)?;
     if db.write(queries::ensure_demo_survey).await? {
         tracing::info!("created the demo survey");
     }

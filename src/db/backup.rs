@@ -1,10 +1,11 @@
-//! `deniable backup` and `deniable restore`: SQLite's online backup API, page by page.
+//! `deniable backup` and `deniable restore`.
 //!
-//! A backup reads through one read transaction held from the first page to the last, so it
-//! is a consistent snapshot (WAL readers never block the server's writer, and the writer
-//! never forces the copy to restart). It is written beside the destination, checked with
-//! `PRAGMA integrity_check`, switched to a single self-contained file (no -wal), and only
-//! then renamed into place.
+//! A backup is `VACUUM INTO` a new file: one read transaction, so a consistent snapshot
+//! (WAL readers never block the server's writer), and the copy is rebuilt in key order —
+//! a compaction epoch of its own (docs/design.md, invariant 8): no arrival order, no free
+//! pages, no journal. It is written beside the destination, checked with
+//! `PRAGMA integrity_check`, and only then renamed into place. A restore copies a backup
+//! back page by page with SQLite's backup API while nothing else has the database open.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -26,22 +27,9 @@ pub struct Progress {
     pub total: u64,
 }
 
-/// Copies the database at `source` to the new file `destination` while it stays in use.
-pub fn backup(
-    source: &Path,
-    destination: &Path,
-    progress: impl FnMut(Progress),
-) -> Result<(), AppError> {
-    backup_in_steps(source, destination, PAGES_PER_STEP, progress)
-}
-
-/// [`backup`] with a chosen step size (tests take tiny steps to interleave with writes).
-pub fn backup_in_steps(
-    source: &Path,
-    destination: &Path,
-    pages_per_step: i32,
-    mut progress: impl FnMut(Progress),
-) -> Result<(), AppError> {
+/// Copies the database at `source` to the new file `destination`, compacted, while it
+/// stays in use.
+pub fn backup(source: &Path, destination: &Path) -> Result<(), AppError> {
     if !source.is_file() {
         return Err(AppError::invalid(
             "no_database",
@@ -62,13 +50,15 @@ pub fn backup_in_steps(
     let result = (|| {
         let reader = Connection::open_with_flags(source, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
         reader.busy_timeout(Duration::from_secs(10))?;
-        // One snapshot for the whole copy.
-        queries::begin_snapshot(&reader)?;
-        let mut copy = Connection::open(&partial)?;
-        copy_pages(&reader, &mut copy, pages_per_step, &mut progress)?;
-        queries::end_snapshot(&reader)?;
-        // A backup is one file: no -wal or -shm beside it to forget.
-        copy.pragma_update(None, "journal_mode", "DELETE")?;
+        let partial_name = partial.to_str().ok_or_else(|| {
+            AppError::invalid(
+                "invalid_path",
+                format!("{} is not valid UTF-8", destination.display()),
+            )
+        })?;
+        queries::vacuum_into(&reader, partial_name)?;
+        drop(reader);
+        let copy = Connection::open(&partial)?;
         check_integrity(&copy, &partial)?;
         drop(copy);
         std::fs::rename(&partial, destination).map_err(|error| {

@@ -4,7 +4,10 @@
 //! only decides which connection runs them and where.
 
 pub mod backup;
+pub mod compaction;
+mod migrations;
 pub mod queries;
+pub mod responses;
 mod writer;
 
 use std::collections::HashMap;
@@ -15,9 +18,11 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
 
-use crate::domain::{Slug, Survey, SurveyStatus};
+use crate::domain::{Slug, Survey, SurveyStatus, WithdrawalKey};
 use crate::error::AppError;
-use writer::Writer;
+pub use compaction::EpochReport;
+pub use migrations::LATEST_VERSION as SCHEMA_VERSION;
+use writer::{AfterCommit, Writer};
 
 const READ_CONNECTIONS: usize = 4;
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -33,6 +38,8 @@ const WRITER_CACHE_KIB: i64 = 64 * 1024;
 const WAL_AUTOCHECKPOINT_PAGES: i64 = 10_000;
 /// Open surveys whose definitions are kept in memory for the submission path.
 const OPEN_SURVEY_CACHE_ENTRIES: usize = 1024;
+/// The default of `--compact-every`: an epoch within five minutes of any write.
+pub const DEFAULT_COMPACT_EVERY: Duration = Duration::from_secs(300);
 
 /// A handle on the database; cheap to clone, shared by all HTTP workers.
 #[derive(Clone)]
@@ -40,16 +47,24 @@ pub struct Database {
     writer: Writer,
     readers: Arc<ReadPool>,
     open_surveys: Arc<RwLock<HashMap<Slug, Arc<Survey>>>>,
+    withdrawal_key: WithdrawalKey,
 }
 
 impl Database {
-    /// Opens (creating if needed) the database file, applies `schema.sql`, starts the writer.
+    /// Opens (creating if needed) the database file, migrates it to this binary's schema,
+    /// starts the writer with the default epoch interval.
     pub fn open(path: &Path) -> Result<Self, AppError> {
+        Self::open_with(path, DEFAULT_COMPACT_EVERY)
+    }
+
+    /// [`Database::open`] with an epoch within `compact_every` of any write.
+    pub fn open_with(path: &Path, compact_every: Duration) -> Result<Self, AppError> {
         let write_connection = Connection::open(path)?;
         configure(&write_connection)?;
         write_connection.pragma_update(None, "cache_size", -WRITER_CACHE_KIB)?;
         write_connection.pragma_update(None, "wal_autocheckpoint", WAL_AUTOCHECKPOINT_PAGES)?;
-        queries::apply_schema(&write_connection)?;
+        migrations::migrate(&write_connection)?;
+        let withdrawal_key = migrations::withdrawal_key(&write_connection)?;
         // Readers open after the writer so that the file and its WAL already exist.
         let readers = (0..READ_CONNECTIONS)
             .map(|_| {
@@ -63,13 +78,27 @@ impl Database {
             })
             .collect::<Result<Vec<_>, AppError>>()?;
         Ok(Self {
-            writer: Writer::start(write_connection)?,
+            writer: Writer::start(write_connection, compact_every)?,
             readers: Arc::new(ReadPool {
                 connections: readers,
                 next: AtomicUsize::new(0),
             }),
             open_surveys: Arc::default(),
+            withdrawal_key,
         })
+    }
+
+    /// The key of the tags that withdrawals leave (HMAC over the response id).
+    pub fn withdrawal_key(&self) -> &WithdrawalKey {
+        &self.withdrawal_key
+    }
+
+    /// The submission path forgets a survey it kept in memory (deleted, or closed).
+    pub fn forget_survey(&self, slug: &Slug) {
+        self.open_surveys
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(slug);
     }
 
     /// A survey by slug for the submission path, from memory once it has been seen open.
@@ -117,13 +146,45 @@ impl Database {
         T: Send + 'static,
         F: FnOnce(&Connection) -> Result<T, AppError> + Send + 'static,
     {
-        self.writer.submit(work).await
+        self.writer.submit(AfterCommit::Nothing, work).await
+    }
+
+    /// [`Database::write`], then the WAL is truncated before this resolves: what `work`
+    /// deleted survives in no file (a withdrawal).
+    pub async fn write_then_truncate_wal<T, F>(&self, work: F) -> Result<T, AppError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, AppError> + Send + 'static,
+    {
+        self.writer.submit(AfterCommit::TruncateWal, work).await
+    }
+
+    /// [`Database::write`], then a whole compaction epoch before this resolves (a survey
+    /// deletion: its pages are rebuilt away, not just emptied).
+    pub async fn write_then_compact<T, F>(&self, work: F) -> Result<T, AppError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, AppError> + Send + 'static,
+    {
+        self.writer.submit(AfterCommit::Compact, work).await
+    }
+
+    /// Runs a compaction epoch now (after everything submitted before it).
+    pub async fn compact(&self) -> Result<EpochReport, AppError> {
+        self.writer.compact().await
     }
 
     /// Resolves once every write submitted before it has committed (the queue is FIFO):
     /// at shutdown, nothing acknowledged or in flight is left behind.
     pub async fn drain(&self) -> Result<(), AppError> {
-        self.writer.submit(|_| Ok(())).await
+        self.writer.submit(AfterCommit::Nothing, |_| Ok(())).await
+    }
+
+    /// The graceful stop: everything submitted is committed, then one last epoch leaves
+    /// the database file alone holding everything, in key order, with an empty WAL.
+    pub async fn close(&self) -> Result<EpochReport, AppError> {
+        self.drain().await?;
+        self.compact().await
     }
 
     /// Runs `work` on a read-only connection on a blocking thread, off the async executor.

@@ -2,22 +2,15 @@
 //! Owner checks are part of the queries themselves, so a non-owner sees nothing at all.
 
 use randomized_response::{PrivacyLevel, Tally};
-use rusqlite::{params, Connection, ErrorCode, OptionalExtension, Row};
+use rusqlite::{params, Connection, ErrorCode, OptionalExtension};
 
 use crate::crypto::PasswordHash;
 use crate::domain::{
-    invitation_unusable, Email, InvitationHash, Question, QuestionDefinition, QuestionId,
-    ResearcherId, ResponseId, Slug, StoredReport, Submission, Survey, SurveyDefinition,
-    SurveyDetails, SurveyId, SurveyStatus, TokenHash,
+    Email, InvitationHash, MinCell, Question, QuestionDefinition, QuestionId, ResearcherId,
+    RetentionDate, Slug, Survey, SurveyDefinition, SurveyDetails, SurveyId, SurveyStatus,
+    TokenHash,
 };
 use crate::error::AppError;
-
-const SCHEMA: &str = include_str!("../../schema.sql");
-
-pub fn apply_schema(connection: &Connection) -> Result<(), AppError> {
-    connection.execute_batch(SCHEMA)?;
-    Ok(())
-}
 
 // --- maintenance (backup, restore) ---------------------------------------------------------
 
@@ -30,15 +23,10 @@ pub fn integrity_check(connection: &Connection) -> Result<String, AppError> {
     Ok(lines.join("; "))
 }
 
-/// Opens a read transaction that pins one snapshot until [`end_snapshot`].
-pub fn begin_snapshot(connection: &Connection) -> Result<(), AppError> {
-    connection.execute_batch("BEGIN")?;
-    connection.query_row("SELECT count(*) FROM sqlite_master", [], |_| Ok(()))?;
-    Ok(())
-}
-
-pub fn end_snapshot(connection: &Connection) -> Result<(), AppError> {
-    connection.execute_batch("COMMIT")?;
+/// A compacted, self-contained copy of the database in the new file `path` (one read
+/// transaction: a consistent snapshot).
+pub fn vacuum_into(connection: &Connection, path: &str) -> Result<(), AppError> {
+    connection.execute("VACUUM INTO ?1", [path])?;
     Ok(())
 }
 
@@ -47,14 +35,16 @@ pub fn take_exclusive_lock(connection: &Connection) -> Result<(), AppError> {
     Ok(())
 }
 
+/// Whether a file holds Deniable's tables (of any schema version; a restored older one is
+/// migrated at the next start).
 pub fn looks_like_deniable(connection: &Connection) -> Result<bool, AppError> {
     let tables: i64 = connection.query_row(
         "SELECT count(*) FROM sqlite_master
-         WHERE type = 'table' AND name IN ('surveys', 'questions', 'responses', 'reports', 'tallies')",
+         WHERE type = 'table' AND name IN ('researchers', 'surveys', 'questions', 'tallies')",
         [],
         |row| row.get(0),
     )?;
-    Ok(tables == 5)
+    Ok(tables == 4)
 }
 
 fn is_unique_violation(error: &rusqlite::Error) -> bool {
@@ -72,7 +62,7 @@ fn count_from_sql(count: i64) -> Result<u64, AppError> {
     u64::try_from(count).map_err(|_| AppError::internal(format_args!("negative count {count}")))
 }
 
-fn stored_level(epsilon: f64) -> Result<PrivacyLevel, AppError> {
+pub(super) fn stored_level(epsilon: f64) -> Result<PrivacyLevel, AppError> {
     PrivacyLevel::new(epsilon)
         .map_err(|error| AppError::internal(format_args!("stored ε {epsilon}: {error}")))
 }
@@ -154,16 +144,17 @@ pub fn insert_survey(
         .execute(
             "INSERT INTO surveys
                  (slug, owner_id, title, description, status, planned_respondents,
-                  requires_invitation)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                  requires_invitation, delete_after, min_cell)
+             VALUES (?1, ?2, ?3, ?4, 'draft', ?5, ?6, ?7, ?8)",
             params![
                 slug.as_str(),
                 owner_id.get(),
                 definition.title(),
                 definition.description(),
-                status.as_str(),
                 count_to_sql(definition.planned_respondents())?,
                 definition.requires_invitation(),
+                definition.delete_after().map(RetentionDate::as_str),
+                definition.min_cell().get(),
             ],
         )
         .map_err(|error| {
@@ -186,6 +177,13 @@ pub fn insert_survey(
             question.level().epsilon(),
             question.required(),
         ])?;
+    }
+    // Questions go in while it is a draft: afterwards a trigger refuses any change to them.
+    if status != SurveyStatus::Draft {
+        connection.execute(
+            "UPDATE surveys SET status = ?1 WHERE id = ?2",
+            params![status.as_str(), survey_id],
+        )?;
     }
     Ok(SurveyId::from_stored(survey_id))
 }
@@ -246,7 +244,8 @@ fn load_survey(
 ) -> Result<Option<Survey>, AppError> {
     let found = connection
         .query_row(
-            "SELECT id, title, description, status, planned_respondents, requires_invitation
+            "SELECT id, title, description, status, planned_respondents, requires_invitation,
+                    delete_after, min_cell
              FROM surveys
              WHERE slug = ?1 AND (?2 IS NULL OR owner_id = ?2)",
             params![slug.as_str(), owner.map(ResearcherId::get)],
@@ -258,14 +257,32 @@ fn load_survey(
                     row.get::<_, String>(3)?,
                     row.get::<_, i64>(4)?,
                     row.get::<_, bool>(5)?,
+                    row.get::<_, Option<String>>(6)?,
+                    row.get::<_, u32>(7)?,
                 ))
             },
         )
         .optional()?;
-    let Some((id, title, description, status, planned_respondents, requires_invitation)) = found
+    let Some((
+        id,
+        title,
+        description,
+        status,
+        planned_respondents,
+        requires_invitation,
+        delete_after,
+        min_cell,
+    )) = found
     else {
         return Ok(None);
     };
+    let delete_after = delete_after
+        .as_deref()
+        .map(RetentionDate::parse)
+        .transpose()
+        .map_err(|_| AppError::internal("a stored retention date is malformed"))?;
+    let min_cell = MinCell::parse(min_cell)
+        .map_err(|_| AppError::internal("a stored min_cell is out of range"))?;
     let planned_respondents = count_from_sql(planned_respondents)?;
     let mut statement = connection.prepare(
         "SELECT id, position, text, epsilon, required FROM questions
@@ -300,6 +317,8 @@ fn load_survey(
         status: SurveyStatus::from_stored(&status)?,
         planned_respondents,
         requires_invitation,
+        delete_after,
+        min_cell,
         questions,
     }))
 }
@@ -333,122 +352,6 @@ pub fn change_status(
     }
 }
 
-// --- responses ----------------------------------------------------------------------------
-
-/// Stores a response and updates the tallies, if the survey is (still) open.
-pub fn insert_response(
-    connection: &Connection,
-    survey_id: SurveyId,
-    response_id: &ResponseId,
-    submission: &Submission,
-) -> Result<(), AppError> {
-    // Checked inside the write transaction, so a concurrent close is respected.
-    // Statements the writer runs for every submission come from the statement cache.
-    let status: String = connection
-        .prepare_cached("SELECT status FROM surveys WHERE id = ?1")?
-        .query_row([survey_id.get()], |row| row.get(0))
-        .optional()?
-        .ok_or(AppError::NotFound("survey"))?;
-    if SurveyStatus::from_stored(&status)? != SurveyStatus::Open {
-        return Err(AppError::conflict(
-            "survey_not_open",
-            format!("this survey is {status} and does not accept responses"),
-        ));
-    }
-    if let Some(invitation) = submission.invitation() {
-        // Consumed in the same transaction as the response: of concurrent submissions with
-        // one code, the single writer lets exactly one delete it. Nothing records which.
-        let consumed = connection
-            .prepare_cached("DELETE FROM invitations WHERE code_hash = ?1 AND survey_id = ?2")?
-            .execute(params![invitation.as_bytes(), survey_id.get()])?;
-        if consumed != 1 {
-            return Err(invitation_unusable());
-        }
-    }
-    connection
-        .prepare_cached("INSERT INTO responses (survey_id, response_id) VALUES (?1, ?2)")?
-        .execute(params![survey_id.get(), response_id.as_str()])?;
-    let mut insert_report = connection.prepare_cached(
-        "INSERT INTO reports (response_id, question_id, epsilon, report) VALUES (?1, ?2, ?3, ?4)",
-    )?;
-    let mut count_report = connection.prepare_cached(
-        "INSERT INTO tallies (question_id, epsilon, n, reported_yes) VALUES (?1, ?2, 1, ?3)
-         ON CONFLICT (question_id, epsilon)
-         DO UPDATE SET n = n + 1, reported_yes = reported_yes + excluded.reported_yes",
-    )?;
-    for report in submission.reports() {
-        let (question_id, epsilon) = (report.question_id.get(), report.level.epsilon());
-        insert_report.execute(params![
-            response_id.as_str(),
-            question_id,
-            epsilon,
-            report.report
-        ])?;
-        count_report.execute(params![question_id, epsilon, report.report])?;
-    }
-    Ok(())
-}
-
-pub fn find_response(
-    connection: &Connection,
-    slug: &Slug,
-    response_id: &ResponseId,
-) -> Result<Option<Vec<StoredReport>>, AppError> {
-    let mut statement = connection.prepare(
-        "SELECT reports.question_id, reports.epsilon, reports.report
-         FROM responses
-         JOIN surveys ON surveys.id = responses.survey_id
-         JOIN reports ON reports.response_id = responses.response_id
-         JOIN questions ON questions.id = reports.question_id
-         WHERE surveys.slug = ?1 AND responses.response_id = ?2
-         ORDER BY questions.position",
-    )?;
-    let reports = statement
-        .query_map(params![slug.as_str(), response_id.as_str()], |row| {
-            Ok((row.get::<_, i64>(0)?, row.get::<_, f64>(1)?, row.get(2)?))
-        })?
-        .map(|row| {
-            let (question_id, epsilon, report) = row?;
-            Ok(StoredReport {
-                question_id: QuestionId::from_stored(question_id),
-                level: stored_level(epsilon)?,
-                report,
-            })
-        })
-        .collect::<Result<Vec<_>, AppError>>()?;
-    Ok((!reports.is_empty()).then_some(reports))
-}
-
-/// Withdraws a response: its reports go, and the tallies forget them.
-pub fn delete_response(
-    connection: &Connection,
-    slug: &Slug,
-    response_id: &ResponseId,
-) -> Result<(), AppError> {
-    let reports =
-        find_response(connection, slug, response_id)?.ok_or(AppError::NotFound("response"))?;
-    let mut uncount_report = connection.prepare_cached(
-        "UPDATE tallies SET n = n - 1, reported_yes = reported_yes - ?3
-         WHERE question_id = ?1 AND epsilon = ?2",
-    )?;
-    for report in &reports {
-        uncount_report.execute(params![
-            report.question_id.get(),
-            report.level.epsilon(),
-            report.report
-        ])?;
-    }
-    connection.execute(
-        "DELETE FROM reports WHERE response_id = ?1",
-        [response_id.as_str()],
-    )?;
-    connection.execute(
-        "DELETE FROM responses WHERE response_id = ?1",
-        [response_id.as_str()],
-    )?;
-    Ok(())
-}
-
 // --- invitations --------------------------------------------------------------------------
 
 pub fn insert_invitations(
@@ -467,6 +370,7 @@ pub fn insert_invitations(
 // --- results and exports ------------------------------------------------------------------
 
 /// One question's running counts at one ε.
+#[derive(Debug, Clone)]
 pub struct QuestionTally {
     pub question_id: QuestionId,
     pub level: PrivacyLevel,
@@ -502,57 +406,6 @@ pub fn survey_tallies(
         })
         .collect::<Result<Vec<_>, AppError>>()?;
     Ok(tallies)
-}
-
-/// One exported row: one report of one response.
-pub struct ExportRow {
-    pub response_id: ResponseId,
-    pub question_id: QuestionId,
-    pub level: PrivacyLevel,
-    pub report: bool,
-}
-
-/// The reports of the next `max_responses` responses after `after`, by response id
-/// (keyset pagination: each page is one short read, whatever the table size).
-pub fn export_page(
-    connection: &Connection,
-    survey_id: SurveyId,
-    after: Option<&ResponseId>,
-    max_responses: u32,
-) -> Result<Vec<ExportRow>, AppError> {
-    let mut statement = connection.prepare_cached(
-        "SELECT reports.response_id, reports.question_id, reports.epsilon, reports.report
-         FROM reports JOIN questions ON questions.id = reports.question_id
-         WHERE reports.response_id IN (
-             SELECT response_id FROM responses
-             WHERE survey_id = ?1 AND response_id > ?2
-             ORDER BY response_id LIMIT ?3)
-         ORDER BY reports.response_id, questions.position",
-    )?;
-    let rows = statement
-        .query_map(
-            params![
-                survey_id.get(),
-                after.map_or("", ResponseId::as_str),
-                max_responses
-            ],
-            export_row,
-        )?
-        .map(|row| {
-            let (response_id, question_id, epsilon, report) = row?;
-            Ok(ExportRow {
-                response_id: ResponseId::from_stored(response_id),
-                question_id: QuestionId::from_stored(question_id),
-                level: stored_level(epsilon)?,
-                report,
-            })
-        })
-        .collect::<Result<Vec<_>, AppError>>()?;
-    Ok(rows)
-}
-
-fn export_row(row: &Row<'_>) -> rusqlite::Result<(String, i64, f64, bool)> {
-    Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
 }
 
 // --- the researcher's workspace: accounts, sessions, one-time links ------------------------
@@ -823,7 +676,7 @@ pub fn list_owned_surveys(
 ) -> Result<Vec<SurveySummary>, AppError> {
     let mut statement = connection.prepare(
         "SELECT slug, title, status,
-                (SELECT count(*) FROM responses WHERE responses.survey_id = surveys.id)
+                (SELECT count(*) FROM stored_responses WHERE stored_responses.survey_id = surveys.id)
          FROM surveys WHERE owner_id = ?1 ORDER BY id DESC",
     )?;
     let surveys = statement
@@ -1039,20 +892,6 @@ pub fn delete_question(
     connection.execute(
         "UPDATE questions SET position = -position - 1 WHERE survey_id = ?1 AND position < 0",
         [survey_id.get()],
-    )?;
-    Ok(())
-}
-
-/// Deletes an owned draft (drafts have no responses).
-pub fn delete_draft(
-    connection: &Connection,
-    slug: &Slug,
-    owner: ResearcherId,
-) -> Result<(), AppError> {
-    let survey_id = owned_draft(connection, slug, owner)?;
-    connection.execute(
-        "DELETE FROM surveys WHERE id = ?1 AND owner_id = ?2",
-        params![survey_id.get(), owner.get()],
     )?;
     Ok(())
 }

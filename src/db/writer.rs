@@ -1,31 +1,55 @@
-//! The only writer: a thread that owns the write connection and commits in groups.
+//! The only writer: a thread that owns the write connection, commits in groups, and runs
+//! the compaction epochs.
 //!
 //! It blocks for one job, drains every job already waiting (up to [`MAX_GROUP`]), runs them
 //! all in one `BEGIN IMMEDIATE … COMMIT` with a SAVEPOINT around each (so one failing job,
 //! e.g. a submission to a closed survey, does not undo the others), and only after the
 //! COMMIT answers each job. One fsync then acknowledges many submissions.
+//!
+//! Between groups it keeps the promise of docs/design.md, invariant 8: within
+//! `compact_every` of any write (its own, or another process's such as the CLI) it runs an
+//! epoch, which rewrites the database in key order (VACUUM, in place, under the write lock,
+//! so other processes' writes wait and are never lost) and truncates the WAL, so that no
+//! file orders what was stored before it by arrival. A job may also ask for the WAL to be
+//! truncated (a withdrawal) or for a whole epoch (a survey deletion) before it is answered.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::mpsc;
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread;
+use std::time::{Duration, Instant};
 
 use rusqlite::Connection;
 use tokio::sync::oneshot;
 
+use super::{compaction, responses};
+use crate::domain::RetentionDate;
 use crate::error::AppError;
 
 const MAX_GROUP: usize = 512;
+
+/// What must happen after a job's commit and before it is answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum AfterCommit {
+    Nothing,
+    /// Nothing of what the job removed may stay in the WAL (a withdrawal).
+    TruncateWal,
+    /// A whole epoch (a survey deletion: many rows and pages go).
+    Compact,
+}
 
 /// A write job with its result type erased, so jobs of any type share one channel.
 trait Job: Send {
     /// Runs the job's SQL; `true` when it succeeded and its changes should be kept.
     fn run(&mut self, connection: &Connection) -> bool;
-    /// Answers the waiting request; `commit` is the outcome of the group's COMMIT.
+    fn after_commit(&self) -> AfterCommit;
+    /// Answers the waiting request; `commit` is the outcome of the group's COMMIT (and of
+    /// what the job asked to happen after it).
     fn answer(self: Box<Self>, commit: Result<(), String>);
 }
 
 struct TypedJob<T, F> {
     work: Option<F>,
+    after_commit: AfterCommit,
     outcome: Option<Result<T, AppError>>,
     reply_to: oneshot::Sender<Result<T, AppError>>,
 }
@@ -46,6 +70,13 @@ where
         succeeded
     }
 
+    fn after_commit(&self) -> AfterCommit {
+        match &self.outcome {
+            Some(Ok(_)) => self.after_commit,
+            _ => AfterCommit::Nothing,
+        }
+    }
+
     fn answer(self: Box<Self>, commit: Result<(), String>) {
         let outcome = match (commit, self.outcome) {
             (Ok(()), Some(outcome)) => outcome,
@@ -59,24 +90,34 @@ where
     }
 }
 
+enum Message {
+    Job(Box<dyn Job>),
+    /// Run an epoch now (graceful stop, tests, benchmarks).
+    Compact(oneshot::Sender<Result<compaction::EpochReport, AppError>>),
+}
+
 #[derive(Clone)]
 pub(super) struct Writer {
-    jobs: mpsc::Sender<Box<dyn Job>>,
+    messages: mpsc::Sender<Message>,
 }
 
 impl Writer {
-    pub(super) fn start(connection: Connection) -> Result<Self, AppError> {
-        let (jobs, queue) = mpsc::channel::<Box<dyn Job>>();
+    pub(super) fn start(connection: Connection, compact_every: Duration) -> Result<Self, AppError> {
+        let (messages, queue) = mpsc::channel::<Message>();
         thread::Builder::new()
             .name("deniable-writer".to_owned())
-            .spawn(move || run(&connection, &queue))
+            .spawn(move || run(&connection, &queue, compact_every))
             .map_err(|error| {
                 AppError::internal(format_args!("cannot start the writer: {error}"))
             })?;
-        Ok(Self { jobs })
+        Ok(Self { messages })
     }
 
-    pub(super) async fn submit<T, F>(&self, work: F) -> Result<T, AppError>
+    pub(super) async fn submit<T, F>(
+        &self,
+        after_commit: AfterCommit,
+        work: F,
+    ) -> Result<T, AppError>
     where
         T: Send + 'static,
         F: FnOnce(&Connection) -> Result<T, AppError> + Send + 'static,
@@ -84,39 +125,165 @@ impl Writer {
         let (reply_to, reply) = oneshot::channel();
         let job = TypedJob {
             work: Some(work),
+            after_commit,
             outcome: None,
             reply_to,
         };
-        self.jobs
-            .send(Box::new(job))
+        self.messages
+            .send(Message::Job(Box::new(job)))
             .map_err(|_| AppError::internal("the writer thread has stopped"))?;
         reply
             .await
             .map_err(|_| AppError::internal("the writer thread dropped a job"))?
     }
-}
 
-/// Ends when every sender is gone (the server and all handles dropped).
-fn run(connection: &Connection, queue: &mpsc::Receiver<Box<dyn Job>>) {
-    while let Ok(first) = queue.recv() {
-        let mut group = vec![first];
-        while group.len() < MAX_GROUP {
-            match queue.try_recv() {
-                Ok(job) => group.push(job),
-                Err(_) => break,
-            }
-        }
-        commit_group(connection, group);
+    pub(super) async fn compact(&self) -> Result<compaction::EpochReport, AppError> {
+        let (reply_to, reply) = oneshot::channel();
+        self.messages
+            .send(Message::Compact(reply_to))
+            .map_err(|_| AppError::internal("the writer thread has stopped"))?;
+        reply
+            .await
+            .map_err(|_| AppError::internal("the writer thread dropped an epoch"))?
     }
 }
 
-fn commit_group(connection: &Connection, mut group: Vec<Box<dyn Job>>) {
+/// When the next epoch is due: the first write since the last epoch starts the clock.
+struct EpochClock {
+    every: Duration,
+    dirty_since: Option<Instant>,
+    /// `PRAGMA data_version` after our last epoch: it moves when another process commits.
+    others_version: i64,
+}
+
+impl EpochClock {
+    fn wait(&self) -> Duration {
+        match self.dirty_since {
+            Some(since) => (since + self.every).saturating_duration_since(Instant::now()),
+            // Idle: wake now and then to notice other processes' writes and retention dates.
+            None => self.every,
+        }
+    }
+
+    fn wrote(&mut self) {
+        self.dirty_since.get_or_insert_with(Instant::now);
+    }
+
+    fn due(&self) -> bool {
+        self.dirty_since
+            .is_some_and(|since| since.elapsed() >= self.every)
+    }
+}
+
+/// Ends when every sender is gone (the server and all handles dropped).
+fn run(connection: &Connection, queue: &mpsc::Receiver<Message>, compact_every: Duration) {
+    let mut clock = EpochClock {
+        every: compact_every,
+        dirty_since: None,
+        others_version: compaction::data_version(connection).unwrap_or(0),
+    };
+    // A write left in the files by an earlier run (a crash) is compacted soon too.
+    clock.wrote();
+    let mut waiting = None;
+    loop {
+        let message = match waiting.take() {
+            Some(message) => message,
+            None => match queue.recv_timeout(clock.wait()) {
+                Ok(message) => message,
+                Err(RecvTimeoutError::Disconnected) => return,
+                Err(RecvTimeoutError::Timeout) => {
+                    on_timer(connection, &mut clock);
+                    continue;
+                }
+            },
+        };
+        match message {
+            Message::Compact(reply_to) => {
+                let _ = reply_to.send(epoch(connection, &mut clock));
+            }
+            Message::Job(first) => {
+                let mut group = vec![first];
+                while group.len() < MAX_GROUP {
+                    match queue.try_recv() {
+                        Ok(Message::Job(job)) => group.push(job),
+                        Ok(other) => {
+                            waiting = Some(other);
+                            break;
+                        }
+                        Err(_) => break,
+                    }
+                }
+                let changes_before = connection.total_changes();
+                let compacted = commit_group(connection, group);
+                if compacted {
+                    clock.dirty_since = None;
+                    clock.others_version = compaction::data_version(connection).unwrap_or(0);
+                } else if connection.total_changes() != changes_before {
+                    clock.wrote();
+                }
+                if clock.due() {
+                    let _ = epoch(connection, &mut clock);
+                }
+            }
+        }
+    }
+}
+
+/// The writer woke without a job: delete surveys past their retention date, notice other
+/// processes' commits, and run the epoch when it is due.
+fn on_timer(connection: &Connection, clock: &mut EpochClock) {
+    match responses::delete_expired_surveys(connection, RetentionDate::today().as_str()) {
+        Ok(deleted) if !deleted.is_empty() => {
+            tracing::info!(
+                surveys = deleted.len(),
+                "deleted surveys past their retention date"
+            );
+            // Deleted data must not stay readable: compact at once.
+            let _ = epoch(connection, clock);
+            return;
+        }
+        Ok(_) => {}
+        Err(error) => tracing::error!(%error, "cannot apply retention dates"),
+    }
+    if let Ok(version) = compaction::data_version(connection) {
+        if version != clock.others_version {
+            clock.others_version = version;
+            clock.wrote();
+        }
+    }
+    if clock.due() {
+        let _ = epoch(connection, clock);
+    }
+}
+
+fn epoch(
+    connection: &Connection,
+    clock: &mut EpochClock,
+) -> Result<compaction::EpochReport, AppError> {
+    let outcome = compaction::run_epoch(connection);
+    match &outcome {
+        Ok(report) => {
+            clock.dirty_since = None;
+            tracing::info!(
+                duration_ms = report.duration.as_secs_f64() * 1e3,
+                database_bytes = report.database_bytes,
+                "compaction epoch"
+            );
+        }
+        Err(error) => tracing::error!(%error, "compaction epoch failed; retrying later"),
+    }
+    clock.others_version = compaction::data_version(connection).unwrap_or(clock.others_version);
+    outcome
+}
+
+/// Commits the group; returns whether a whole epoch ran after it.
+fn commit_group(connection: &Connection, mut group: Vec<Box<dyn Job>>) -> bool {
     if let Err(error) = execute_cached(connection, "BEGIN IMMEDIATE") {
         let cause = format!("cannot begin a write transaction: {error}");
         for job in group {
             job.answer(Err(cause.clone()));
         }
-        return;
+        return false;
     }
     for job in &mut group {
         run_in_savepoint(connection, job.as_mut());
@@ -128,10 +295,42 @@ fn commit_group(connection: &Connection, mut group: Vec<Box<dyn Job>>) {
     });
     if let Err(cause) = &commit {
         tracing::error!(%cause, jobs = group.len(), "group commit failed");
+        for job in group {
+            job.answer(commit.clone());
+        }
+        return false;
+    }
+    let wanted = group
+        .iter()
+        .map(|job| job.after_commit())
+        .max()
+        .unwrap_or(AfterCommit::Nothing);
+    let after = match wanted {
+        AfterCommit::Nothing => Ok(()),
+        AfterCommit::TruncateWal => compaction::truncate_wal(connection).map_err(|e| e.to_string()),
+        AfterCommit::Compact => compaction::run_epoch(connection)
+            .map(|report| {
+                tracing::info!(
+                    duration_ms = report.duration.as_secs_f64() * 1e3,
+                    database_bytes = report.database_bytes,
+                    "compaction epoch"
+                );
+            })
+            .map_err(|e| e.to_string()),
+    };
+    if let Err(cause) = &after {
+        tracing::error!(%cause, "cannot clear the files after a withdrawal or deletion");
     }
     for job in group {
-        job.answer(commit.clone());
+        // Committed either way; a job that needed the files cleared learns that they were not.
+        let outcome = if job.after_commit() == AfterCommit::Nothing {
+            Ok(())
+        } else {
+            after.clone()
+        };
+        job.answer(outcome);
     }
+    wanted == AfterCommit::Compact && after.is_ok()
 }
 
 fn run_in_savepoint(connection: &Connection, job: &mut dyn Job) {

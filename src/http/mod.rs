@@ -30,7 +30,7 @@ use static_files::StaticFiles;
 pub const SUBMISSION_LIMIT_BYTES: usize = 16 * 1024;
 /// A definition of 100 questions of 1 000 characters (4 bytes each at worst) fits.
 pub const DEFINITION_LIMIT_BYTES: usize = 512 * 1024;
-/// `{"count": N}` and nothing else.
+/// `{"count": N}`, `{"receipt": "..."}` and the like.
 pub const SMALL_LIMIT_BYTES: usize = 1024;
 /// Routes that take no body refuse any declared body.
 pub const NO_BODY: usize = 0;
@@ -81,6 +81,7 @@ impl Settings {
 /// Builds the server on an already bound listener (tests bind port 0).
 pub fn server(listener: TcpListener, db: Database, settings: Settings) -> std::io::Result<Server> {
     let db = web::Data::new(db);
+    let releases = web::Data::new(crate::live::LiveReleases::default());
     let workers = settings.workers;
     // One set of limiters for all workers, so an address cannot multiply its allowance.
     let limits = web::Data::new(RateLimits {
@@ -107,6 +108,7 @@ pub fn server(listener: TcpListener, db: Database, settings: Settings) -> std::i
         }
         App::new()
             .app_data(db.clone())
+            .app_data(releases.clone())
             .app_data(limits.clone())
             .app_data(web::PathConfig::default().error_handler(path_error))
             .app_data(web::QueryConfig::default().error_handler(query_error))
@@ -166,7 +168,9 @@ fn routes(config: &mut web::ServiceConfig, static_dir: Option<PathBuf>) {
             DEFINITION_LIMIT_BYTES,
         ))
         .service(limited(
-            resource("/api/surveys/{slug}").route(web::get().to(respondent::definition)),
+            resource("/api/surveys/{slug}")
+                .route(web::get().to(respondent::definition))
+                .route(web::delete().to(researcher::delete_survey)),
             NO_BODY,
         ))
         .service(limited(
@@ -174,10 +178,20 @@ fn routes(config: &mut web::ServiceConfig, static_dir: Option<PathBuf>) {
             SUBMISSION_LIMIT_BYTES,
         ))
         .service(limited(
-            resource("/api/surveys/{slug}/responses/{receipt}")
-                .route(web::get().to(respondent::view_response))
-                .route(web::delete().to(respondent::withdraw_response)),
-            NO_BODY,
+            resource("/api/surveys/{slug}/responses/lookup")
+                .route(web::post().to(respondent::lookup_response)),
+            SMALL_LIMIT_BYTES,
+        ))
+        .service(limited(
+            resource("/api/surveys/{slug}/responses/withdraw")
+                .route(web::post().to(respondent::withdraw_response)),
+            SMALL_LIMIT_BYTES,
+        ))
+        .service(limited(
+            resource("/s/{slug}/receipt")
+                .route(web::get().to(respondent::receipt_page))
+                .route(web::post().to(respondent::receipt_action)),
+            SMALL_LIMIT_BYTES,
         ))
         .service(limited(
             resource("/api/surveys/{slug}/open").route(web::post().to(researcher::open)),
@@ -263,8 +277,9 @@ fn workspace_routes(config: &mut web::ServiceConfig) {
                 .route(web::post().to(w::open)),
         )
         .service(resource("/surveys/{slug}/close").route(web::post().to(w::close)))
-        .service(resource("/surveys/{slug}/delete").route(web::post().to(w::delete_draft)))
+        .service(resource("/surveys/{slug}/delete").route(web::post().to(w::delete_survey)))
         .service(resource("/surveys/{slug}/results").route(web::get().to(w::results_page)))
+        .service(resource("/surveys/{slug}/results.json").route(web::get().to(w::live_results)))
         .service(resource("/surveys/{slug}/present").route(web::get().to(w::present)))
         .service(
             resource("/surveys/{slug}/invitations").route(web::post().to(w::download_invitations)),

@@ -8,13 +8,14 @@ use serde::{Deserialize, Serialize};
 use super::auth::Owner;
 use super::respondent::{public_questions, PublicQuestion};
 use crate::codebook;
-use crate::db::{queries, Database};
+use crate::db::{queries, responses, Database};
 use crate::domain::{
     InvitationCode, InvitationCount, InvitationsInput, ResearcherId, Slug, Survey,
     SurveyDefinition, SurveyDefinitionInput, SurveyStatus,
 };
 use crate::error::AppError;
 use crate::export::{stream_export, ExportFormat};
+use crate::live::LiveReleases;
 use crate::{invitations, results};
 
 async fn find_owned_survey(db: &Database, slug: Slug, owner: &Owner) -> Result<Survey, AppError> {
@@ -32,6 +33,9 @@ struct SurveyBody {
     description: String,
     planned_respondents: u64,
     requires_invitation: bool,
+    /// `YYYY-MM-DD`: everything of the survey is deleted once that UTC day is over.
+    delete_after: Option<String>,
+    min_cell: u32,
     /// Where respondents answer.
     link: String,
     questions: Vec<PublicQuestion>,
@@ -48,8 +52,49 @@ impl From<Survey> for SurveyBody {
             description: survey.description,
             planned_respondents: survey.planned_respondents,
             requires_invitation: survey.requires_invitation,
+            delete_after: survey
+                .delete_after
+                .as_ref()
+                .map(|date| date.as_str().to_owned()),
+            min_cell: survey.min_cell.get(),
         }
     }
+}
+
+/// DELETE /api/surveys/{slug}: deletes an owned survey, whatever its status, with all its
+/// responses and invitations (as ethics boards require once a study ends). They are gone
+/// from every file, rebuilt by a compaction epoch, before the 204.
+pub async fn delete_survey(
+    owner: Owner,
+    db: web::Data<Database>,
+    releases: web::Data<LiveReleases>,
+    slug: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    let slug = Slug::parse(&slug)?;
+    erase_survey(&db, &releases, slug, owner.researcher()?).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// Deletes an owned survey and everything of it from every file (the API and the
+/// workspace's button).
+pub(super) async fn erase_survey(
+    db: &Database,
+    releases: &LiveReleases,
+    slug: Slug,
+    researcher: ResearcherId,
+) -> Result<(), AppError> {
+    let target = slug.clone();
+    let survey_id = db
+        .write_then_compact(move |connection| {
+            let survey = queries::find_owned_survey(connection, &target, researcher)?
+                .ok_or(AppError::NotFound("survey"))?;
+            responses::delete_survey(connection, &target, researcher)?;
+            Ok(survey.id)
+        })
+        .await?;
+    db.forget_survey(&slug);
+    releases.forget(survey_id);
+    Ok(())
 }
 
 /// POST /api/surveys: creates a draft from a JSON definition.
@@ -140,6 +185,29 @@ pub(super) async fn owned_results(
         })
         .await?;
     let computed = results::compute(&survey, &tallies, confidence)?;
+    Ok((survey, computed))
+}
+
+/// [`owned_results`] as the live pages show them: released in steps of `min_cell`.
+pub(super) async fn owned_live_results(
+    db: &Database,
+    releases: &LiveReleases,
+    slug: &str,
+    researcher: ResearcherId,
+    confidence: Option<f64>,
+) -> Result<(Survey, results::SurveyResults), AppError> {
+    let slug = Slug::parse(slug)?;
+    let confidence = results::parse_confidence(confidence)?;
+    let (survey, tallies) = db
+        .read(move |connection| {
+            let survey = queries::find_owned_survey(connection, &slug, researcher)?
+                .ok_or(AppError::NotFound("survey"))?;
+            let tallies = queries::survey_tallies(connection, survey.id)?;
+            Ok((survey, tallies))
+        })
+        .await?;
+    let visible = releases.visible(&survey, tallies);
+    let computed = results::compute(&survey, &visible, confidence)?;
     Ok((survey, computed))
 }
 

@@ -4,22 +4,25 @@ use actix_web::http::header;
 use actix_web::{web, HttpResponse};
 use askama::Template;
 use randomized_response::posterior_after_yes;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::rate_limit::SubmissionAllowed;
+use crate::db::responses::{self, Stored};
 use crate::db::{queries, Database};
 use crate::domain::{
-    Nonce, Receipt, ResponseId, Slug, StoredReport, Submission, SubmissionInput, Survey,
-    SurveyStatus,
+    Nonce, Receipt, RecordId, Slug, StoredReport, Submission, SubmissionInput, Survey, SurveyStatus,
 };
 use crate::error::AppError;
 
 /// The prior an observer is assumed to hold, for the plain-language explanation.
 const EXPLAINED_PRIOR: f64 = 0.10;
 
+/// A survey as respondents may see it: drafts are nobody's business but their owner's
+/// (who previews them from the workspace).
 async fn find_survey(db: &Database, slug: Slug) -> Result<Survey, AppError> {
     db.read(move |connection| queries::find_survey(connection, &slug))
         .await?
+        .filter(|survey| survey.status != SurveyStatus::Draft)
         .ok_or(AppError::NotFound("survey"))
 }
 
@@ -52,6 +55,12 @@ fn percent(fraction: f64) -> String {
     format!("{:.0}", fraction * 100.0)
 }
 
+/// A bound shown as "at most": rounding must not make it look smaller than it is. (The
+/// tiny allowance keeps an exact 25 % from showing as 26 % through float noise.)
+fn percent_rounded_up(fraction: f64) -> String {
+    format!("{:.0}", (fraction * 100.0 - 1e-9).ceil())
+}
+
 impl SurveyPage {
     fn of(survey: Survey, preview: bool) -> Result<Self, AppError> {
         let questions = survey
@@ -68,7 +77,8 @@ impl SurveyPage {
                     epsilon: format!("{:.2}", question.level.epsilon()),
                     truth_percent: percent(question.level.truth_probability()),
                     prior_percent: percent(EXPLAINED_PRIOR),
-                    posterior_after_yes_percent: percent(posterior),
+                    // "At most X %": rounded up, never down.
+                    posterior_after_yes_percent: percent_rounded_up(posterior),
                 })
             })
             .collect::<Result<Vec<_>, AppError>>()?;
@@ -170,12 +180,20 @@ pub async fn definition(
 }
 
 #[derive(Serialize)]
-struct ReceiptBody {
-    receipt: String,
+struct StoredBody {
+    status: &'static str,
+    record_id: String,
+    /// Only when the server drew the receipt (the device sent no response id).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    receipt: Option<String>,
 }
 
 /// POST /api/surveys/{slug}/responses: stores the reports; answers only after COMMIT.
-/// The rate limit comes first, so a refused client costs no parsing or database work.
+///
+/// Idempotent by `response_id` (invariant 9): the same body again is a 200, even once the
+/// survey has closed; other reports under that id a 409; a withdrawn one a 410. Without a
+/// `response_id` the server draws the receipt and returns it. The rate limit comes first,
+/// so a refused client costs no parsing or database work.
 pub async fn submit(
     _: SubmissionAllowed,
     db: web::Data<Database>,
@@ -186,39 +204,49 @@ pub async fn submit(
     let survey = db
         .find_survey_for_submission(slug)
         .await?
+        .filter(|survey| survey.status != SurveyStatus::Draft)
         .ok_or(AppError::NotFound("survey"))?;
-    if survey.status != SurveyStatus::Open {
-        return Err(survey_not_open(survey.status));
-    }
     let submission = Submission::parse(body.into_inner(), &survey)?;
-    let receipt = Receipt::generate()?;
-    let response_id = receipt.response_id();
+    let (response_id, receipt) = match submission.response_id() {
+        Some(response_id) => (response_id.clone(), None),
+        None => {
+            let receipt = Receipt::generate()?;
+            (receipt.response_id(), Some(receipt))
+        }
+    };
+    let record_id = response_id.record_id();
+    let tag = db.withdrawal_key().tag(&response_id);
     let survey_id = survey.id;
-    db.write(move |connection| {
-        queries::insert_response(connection, survey_id, &response_id, &submission)
-    })
-    .await?;
-    Ok(HttpResponse::Created()
+    let stored = db
+        .write(move |connection| {
+            responses::store_response(connection, survey_id, &record_id, &tag, &submission)
+        })
+        .await?;
+    let body = StoredBody {
+        status: "stored",
+        record_id: record_id.to_hex(),
+        receipt: receipt.map(|receipt| receipt.expose().to_owned()),
+    };
+    let mut response = match stored {
+        Stored::Created => HttpResponse::Created(),
+        Stored::AlreadyStored => HttpResponse::Ok(),
+    };
+    Ok(response
         .insert_header((header::CACHE_CONTROL, "no-store"))
-        .json(ReceiptBody {
-            receipt: receipt.expose().to_owned(),
-        }))
+        .json(body))
 }
 
-fn survey_not_open(status: SurveyStatus) -> AppError {
-    AppError::conflict(
-        "survey_not_open",
-        format!(
-            "this survey is {} and does not accept responses",
-            status.as_str()
-        ),
-    )
+/// `{"receipt": "..."}`: receipts travel in bodies, never in a URL (proxies log URLs).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReceiptInput {
+    receipt: String,
 }
 
 #[derive(Serialize)]
 struct StoredResponseBody {
     survey: String,
-    response_id: String,
+    record_id: String,
     reports: Vec<StoredReportBody>,
 }
 
@@ -241,40 +269,160 @@ impl From<&StoredReport> for StoredReportBody {
     }
 }
 
-/// The survey and the stored response id named by a receipt route; the receipt itself is
-/// hashed at once and goes no further.
-fn parse_receipt_path(path: web::Path<(String, String)>) -> Result<(Slug, ResponseId), AppError> {
-    let (slug, receipt) = path.into_inner();
-    Ok((Slug::parse(&slug)?, Receipt::parse(&receipt)?.response_id()))
+/// The stored reports a receipt names, if any.
+async fn look_up(
+    db: &Database,
+    slug: Slug,
+    record_id: RecordId,
+) -> Result<Vec<StoredReport>, AppError> {
+    db.read(move |connection| responses::find_response(connection, &slug, &record_id))
+        .await?
+        .ok_or(AppError::NotFound("response"))
 }
 
-/// GET /api/surveys/{slug}/responses/{receipt}: what the server holds of one's response.
-pub async fn view_response(
+/// Withdraws what a receipt names; resolves once it is gone from every file.
+async fn withdraw(db: &Database, slug: Slug, receipt: &Receipt) -> Result<(), AppError> {
+    let response_id = receipt.response_id();
+    let (record_id, tag) = (
+        response_id.record_id(),
+        db.withdrawal_key().tag(&response_id),
+    );
+    db.write_then_truncate_wal(move |connection| {
+        responses::withdraw_response(connection, &slug, &record_id, &tag)
+    })
+    .await
+}
+
+/// POST /api/surveys/{slug}/responses/lookup `{"receipt"}`: what the server holds of one's
+/// response.
+pub async fn lookup_response(
     db: web::Data<Database>,
-    path: web::Path<(String, String)>,
+    slug: web::Path<String>,
+    body: web::Json<ReceiptInput>,
 ) -> Result<HttpResponse, AppError> {
-    let (slug, response_id) = parse_receipt_path(path)?;
-    let lookup = (slug.clone(), response_id.clone());
-    let reports = db
-        .read(move |connection| queries::find_response(connection, &lookup.0, &lookup.1))
-        .await?
-        .ok_or(AppError::NotFound("response"))?;
+    let slug = Slug::parse(&slug)?;
+    let record_id = Receipt::parse(&body.receipt)?.response_id().record_id();
+    let reports = look_up(&db, slug.clone(), record_id).await?;
     Ok(HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .json(StoredResponseBody {
             survey: slug.to_string(),
-            response_id: response_id.as_str().to_owned(),
+            record_id: record_id.to_hex(),
             reports: reports.iter().map(Into::into).collect(),
         }))
 }
 
-/// DELETE /api/surveys/{slug}/responses/{receipt}: withdraws one's response.
+/// POST /api/surveys/{slug}/responses/withdraw `{"receipt"}`: withdraws one's response.
 pub async fn withdraw_response(
     db: web::Data<Database>,
-    path: web::Path<(String, String)>,
+    slug: web::Path<String>,
+    body: web::Json<ReceiptInput>,
 ) -> Result<HttpResponse, AppError> {
-    let (slug, response_id) = parse_receipt_path(path)?;
-    db.write(move |connection| queries::delete_response(connection, &slug, &response_id))
-        .await?;
+    let slug = Slug::parse(&slug)?;
+    let receipt = Receipt::parse(&body.receipt)?;
+    withdraw(&db, slug, &receipt).await?;
     Ok(HttpResponse::NoContent().finish())
+}
+
+#[derive(Template)]
+#[template(path = "receipt.html")]
+struct ReceiptPage {
+    slug: String,
+    title: String,
+    outcome: ReceiptOutcome,
+}
+
+enum ReceiptOutcome {
+    Ask,
+    Found {
+        record_id: String,
+        reports: Vec<ReceiptReport>,
+    },
+    Withdrawn,
+    NotFound,
+}
+
+struct ReceiptReport {
+    number: u32,
+    text: String,
+    report: &'static str,
+}
+
+impl ReceiptPage {
+    fn render_with(survey: &Survey, outcome: ReceiptOutcome) -> Result<HttpResponse, AppError> {
+        let page = Self {
+            slug: survey.slug.to_string(),
+            title: survey.title.clone(),
+            outcome,
+        };
+        Ok(HttpResponse::Ok()
+            .insert_header((header::CACHE_CONTROL, "no-store"))
+            .content_type("text/html; charset=utf-8")
+            .body(page.render()?))
+    }
+}
+
+/// GET /s/{slug}/receipt: paste a receipt to view or withdraw one's response.
+pub async fn receipt_page(
+    db: web::Data<Database>,
+    slug: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    let survey = find_survey(&db, Slug::parse(&slug)?).await?;
+    ReceiptPage::render_with(&survey, ReceiptOutcome::Ask)
+}
+
+#[derive(Deserialize)]
+pub struct ReceiptForm {
+    receipt: String,
+    action: String,
+}
+
+/// POST /s/{slug}/receipt: the page's form (works without JavaScript). No CSRF token: the
+/// receipt itself is the credential, and a forged request would have to know it.
+pub async fn receipt_action(
+    db: web::Data<Database>,
+    slug: web::Path<String>,
+    form: web::Form<ReceiptForm>,
+) -> Result<HttpResponse, AppError> {
+    let slug = Slug::parse(&slug)?;
+    let survey = find_survey(&db, slug.clone()).await?;
+    let Ok(receipt) = Receipt::parse(&form.receipt) else {
+        return ReceiptPage::render_with(&survey, ReceiptOutcome::NotFound);
+    };
+    let record_id = receipt.response_id().record_id();
+    let outcome = match form.action.as_str() {
+        "withdraw" => match withdraw(&db, slug, &receipt).await {
+            Ok(()) => ReceiptOutcome::Withdrawn,
+            Err(AppError::NotFound(_)) => ReceiptOutcome::NotFound,
+            Err(other) => return Err(other),
+        },
+        "view" => match look_up(&db, slug, record_id).await {
+            Ok(reports) => ReceiptOutcome::Found {
+                record_id: record_id.to_hex(),
+                reports: reports
+                    .iter()
+                    .filter_map(|stored| {
+                        let question = survey
+                            .questions
+                            .iter()
+                            .find(|question| question.id == stored.question_id)?;
+                        Some(ReceiptReport {
+                            number: question.position + 1,
+                            text: question.text.clone(),
+                            report: if stored.report { "Yes" } else { "No" },
+                        })
+                    })
+                    .collect(),
+            },
+            Err(AppError::NotFound(_)) => ReceiptOutcome::NotFound,
+            Err(other) => return Err(other),
+        },
+        _ => {
+            return Err(AppError::invalid(
+                "invalid_action",
+                "action must be view or withdraw",
+            ))
+        }
+    };
+    ReceiptPage::render_with(&survey, outcome)
 }

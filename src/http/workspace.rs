@@ -21,6 +21,7 @@ use crate::domain::{
 };
 use crate::error::{AppError, PageError};
 use crate::invitations;
+use crate::live::LiveReleases;
 use crate::results::{IntervalBounds, SurveyResults};
 
 type Page = Result<HttpResponse, PageError>;
@@ -756,37 +757,41 @@ pub async fn close(
 }
 
 #[derive(Deserialize)]
-pub struct DeleteDraftForm {
+pub struct DeleteSurveyForm {
     #[serde(default)]
     csrf: String,
-    confirm: Option<String>,
+    /// The survey's slug, typed again: deleting destroys every response for good.
+    #[serde(default)]
+    confirm: String,
 }
 
-/// POST /surveys/{slug}/delete: only a draft, and only with its confirmation box ticked.
-pub async fn delete_draft(
+/// POST /surveys/{slug}/delete: deletes a survey of any status with all its responses and
+/// invitations (ethics boards ask for data to be destroyed once a study ends), only with
+/// its slug typed as confirmation. Gone from every file before the redirect.
+pub async fn delete_survey(
     db: web::Data<Database>,
+    releases: web::Data<LiveReleases>,
     signed_in: SignedIn,
     slug: web::Path<String>,
-    form: web::Form<DeleteDraftForm>,
+    form: web::Form<DeleteSurveyForm>,
 ) -> Page {
     let session = signed_in.0;
     session.check_csrf(&form.csrf)?;
     let slug = Slug::parse(&slug)?;
-    let researcher = session.researcher;
-    let confirmed = form.confirm.is_some();
-    db.write(move |connection| {
-        if !confirmed {
-            // Still 404 for someone else's survey, before saying anything about it.
-            queries::find_owned_survey(connection, &slug, researcher)?
-                .ok_or(AppError::NotFound("survey"))?;
-            return Err(AppError::invalid(
-                "unconfirmed",
-                "tick the box to confirm that this draft should be deleted",
-            ));
-        }
-        queries::delete_draft(connection, &slug, researcher)
-    })
-    .await?;
+    // Still 404 for someone else's survey, before saying anything about it.
+    let survey = owned_survey(&db, slug.as_str(), &session).await?;
+    if form.confirm.trim() != survey.slug.as_str() {
+        return Err(AppError::invalid(
+            "unconfirmed",
+            format!(
+                "type the survey's name {} to confirm that it and all its responses should be \
+                 deleted",
+                survey.slug
+            ),
+        )
+        .into());
+    }
+    researcher::erase_survey(&db, &releases, survey.slug, session.researcher).await?;
     Ok(see_other("/surveys"))
 }
 
@@ -840,6 +845,8 @@ struct ResultsView {
     open: bool,
     requires_invitation: bool,
     max_invitations: u32,
+    /// The live figures move in steps of at least this many responses.
+    min_cell: u32,
     confidence: String,
     confidence_percent: u32,
     choices: Vec<(u32, bool)>,
@@ -908,6 +915,7 @@ fn results_view(request: &HttpRequest, survey: &Survey, results: &SurveyResults)
         open: survey.status == SurveyStatus::Open,
         requires_invitation: survey.requires_invitation,
         max_invitations: crate::domain::MAX_INVITATIONS_PER_REQUEST,
+        min_cell: survey.min_cell.get(),
         confidence: format!("{}", results.confidence),
         confidence_percent,
         choices: CONFIDENCE_CHOICES
@@ -956,12 +964,19 @@ struct ResultsPage {
 pub async fn results_page(
     request: HttpRequest,
     db: web::Data<Database>,
+    releases: web::Data<LiveReleases>,
     signed_in: SignedIn,
     slug: web::Path<String>,
     query: web::Query<ConfidenceQuery>,
 ) -> Page {
-    let (survey, computed) =
-        researcher::owned_results(&db, &slug, signed_in.0.researcher, query.confidence).await?;
+    let (survey, computed) = researcher::owned_live_results(
+        &db,
+        &releases,
+        &slug,
+        signed_in.0.researcher,
+        query.confidence,
+    )
+    .await?;
     html(&ResultsPage {
         nav: Some(Nav::of(&signed_in.0)),
         csrf: signed_in.0.csrf.as_str().to_owned(),
@@ -998,6 +1013,28 @@ pub async fn download_invitations(
     ))
 }
 
+/// GET /surveys/{slug}/results.json?confidence=0.95: what the live pages refresh from, the
+/// results JSON released in steps of `min_cell` responses.
+pub async fn live_results(
+    db: web::Data<Database>,
+    releases: web::Data<LiveReleases>,
+    signed_in: SignedIn,
+    slug: web::Path<String>,
+    query: web::Query<ConfidenceQuery>,
+) -> Page {
+    let (_, computed) = researcher::owned_live_results(
+        &db,
+        &releases,
+        &slug,
+        signed_in.0.researcher,
+        query.confidence,
+    )
+    .await?;
+    Ok(HttpResponse::Ok()
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .json(computed))
+}
+
 #[derive(Template)]
 #[template(path = "workspace/present.html")]
 struct PresentPage {
@@ -1024,12 +1061,19 @@ fn qr_svg(link: &str) -> Result<String, AppError> {
 pub async fn present(
     request: HttpRequest,
     db: web::Data<Database>,
+    releases: web::Data<LiveReleases>,
     signed_in: SignedIn,
     slug: web::Path<String>,
     query: web::Query<ConfidenceQuery>,
 ) -> Page {
-    let (survey, computed) =
-        researcher::owned_results(&db, &slug, signed_in.0.researcher, query.confidence).await?;
+    let (survey, computed) = researcher::owned_live_results(
+        &db,
+        &releases,
+        &slug,
+        signed_in.0.researcher,
+        query.confidence,
+    )
+    .await?;
     let view = results_view(&request, &survey, &computed);
     let qr_svg = qr_svg(&view.respondent_link)?;
     html(&PresentPage { view, qr_svg })

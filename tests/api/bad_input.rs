@@ -3,7 +3,6 @@
 //! panic), every error a JSON `{"error": {"code", "message"}}` with a 4xx, and the security
 //! headers on everything. Prints how many requests each class tried.
 
-
 use std::collections::BTreeMap;
 
 use crate::common::{spawn_app, TestApp};
@@ -13,14 +12,17 @@ use serde_json::{json, Value};
 
 /// Every route of the HTTP contract, as (method, pattern); `{slug}` and `{receipt}` are
 /// filled in by each class.
-const ROUTES: [(&str, &str); 14] = [
+const ROUTES: [(&str, &str); 17] = [
     ("GET", "/healthz"),
     ("GET", "/s/{slug}"),
     ("GET", "/api/surveys/{slug}"),
     ("POST", "/api/surveys"),
     ("POST", "/api/surveys/{slug}/responses"),
-    ("GET", "/api/surveys/{slug}/responses/{receipt}"),
-    ("DELETE", "/api/surveys/{slug}/responses/{receipt}"),
+    ("POST", "/api/surveys/{slug}/responses/lookup"),
+    ("POST", "/api/surveys/{slug}/responses/withdraw"),
+    ("GET", "/s/{slug}/receipt"),
+    ("POST", "/s/{slug}/receipt"),
+    ("DELETE", "/api/surveys/{slug}"),
     ("POST", "/api/surveys/{slug}/open"),
     ("POST", "/api/surveys/{slug}/close"),
     ("GET", "/api/surveys/{slug}/results"),
@@ -404,12 +406,15 @@ fn probes(targets: &Targets) -> Vec<Probe> {
         &"=".repeat(43),
         "AAAA%2FAAAA",
     ] {
-        for verb in ["GET", "DELETE"] {
-            probes.push(Probe::new(
-                "unknown ids",
-                method(verb),
-                format!("/api/surveys/{}/responses/{receipt}", t.open),
-            ));
+        for action in ["lookup", "withdraw"] {
+            probes.push(
+                Probe::new(
+                    "unknown ids",
+                    Method::POST,
+                    format!("/api/surveys/{}/responses/{action}", t.open),
+                )
+                .json(json!({ "receipt": receipt }).to_string()),
+            );
         }
     }
     for key in [
@@ -908,7 +913,7 @@ async fn no_bad_input_gets_a_server_error_or_a_non_json_error_on_any_route() {
     let tables: i64 = app
         .inspect()
         .query_row(
-            "SELECT count(*) FROM sqlite_master WHERE name = 'responses'",
+            "SELECT count(*) FROM sqlite_master WHERE name = 'stored_responses'",
             [],
             |row| row.get(0),
         )
@@ -935,6 +940,11 @@ async fn script_payloads_in_a_survey_are_escaped_on_the_form() {
         .as_str()
         .unwrap()
         .to_owned();
+    // Drafts are 404 to respondents: open it.
+    let opened = app
+        .owner_post(&token, &format!("/api/surveys/{slug}/open"))
+        .await;
+    assert_eq!(opened.status(), 200);
     let page = app
         .client
         .get(app.url(&format!("/s/{slug}")))

@@ -201,6 +201,27 @@ impl TestApp {
         response.json().await.unwrap()
     }
 
+    /// What the server holds for a receipt: `POST …/responses/lookup` (receipts travel in
+    /// bodies, never in a URL).
+    pub async fn lookup(&self, slug: &str, receipt: &str) -> reqwest::Response {
+        self.client
+            .post(self.url(&format!("/api/surveys/{slug}/responses/lookup")))
+            .json(&json!({ "receipt": receipt }))
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// `POST …/responses/withdraw` with the receipt in the body.
+    pub async fn withdraw(&self, slug: &str, receipt: &str) -> reqwest::Response {
+        self.client
+            .post(self.url(&format!("/api/surveys/{slug}/responses/withdraw")))
+            .json(&json!({ "receipt": receipt }))
+            .send()
+            .await
+            .unwrap()
+    }
+
     /// Reads the database file directly (read-only), as an auditor would.
     pub fn inspect(&self) -> rusqlite::Connection {
         rusqlite::Connection::open_with_flags(

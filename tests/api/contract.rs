@@ -1,6 +1,5 @@
 //! The researcher's and respondent's paths through the HTTP API, and every error status.
 
-
 use crate::common::{error_code, spawn_app, survey_definition};
 use serde_json::{json, Value};
 
@@ -66,7 +65,7 @@ async fn a_survey_goes_from_creation_through_responses_to_results_exports_and_co
     let header = lines.next().unwrap();
     assert_eq!(
         header,
-        "response_id,question_id,epsilon,truth_probability,report,unbiased_value"
+        "record_id,question_id,epsilon,truth_probability,report,unbiased_value"
     );
     let rows: Vec<Vec<&str>> = lines.map(|line| line.split(',').collect()).collect();
     assert_eq!(rows.len(), 10, "one row per response and question");
@@ -88,7 +87,7 @@ async fn a_survey_goes_from_creation_through_responses_to_results_exports_and_co
     let csv_ids: Vec<&str> = rows.iter().map(|row| row[0]).collect();
     let ndjson_ids: Vec<&str> = records
         .iter()
-        .map(|r| r["response_id"].as_str().unwrap())
+        .map(|r| r["record_id"].as_str().unwrap())
         .collect();
     assert_eq!(
         csv_ids, ndjson_ids,
@@ -297,13 +296,24 @@ async fn an_unknown_survey_is_a_404() {
 }
 
 #[tokio::test]
-async fn a_draft_survey_refuses_responses_with_409() {
+async fn a_draft_survey_is_a_404_on_every_respondent_route() {
     let app = spawn_app().await;
     let token = app.researcher_with_token("owner@example.org").await;
     let (slug, ids) = app.draft_survey(&token, &[1.0]).await;
     let response = app.submit(&slug, json!({ ids[0].to_string(): 1 })).await;
-    assert_eq!(response.status(), 409);
-    assert_eq!(error_code(response).await, "survey_not_open");
+    assert_eq!(response.status(), 404);
+    assert_eq!(error_code(response).await, "not_found");
+    for path in [format!("/s/{slug}"), format!("/api/surveys/{slug}")] {
+        let response = app.client.get(app.url(&path)).send().await.unwrap();
+        assert_eq!(response.status(), 404, "{path}");
+    }
+    // Its owner still previews it from the workspace, and it opens normally.
+    let opened = app
+        .owner_post(&token, &format!("/api/surveys/{slug}/open"))
+        .await;
+    assert_eq!(opened.status(), 200);
+    let response = app.submit(&slug, json!({ ids[0].to_string(): 1 })).await;
+    assert_eq!(response.status(), 201);
 }
 
 #[tokio::test]

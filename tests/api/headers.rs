@@ -1,6 +1,5 @@
 //! Security headers on every response, HSTS only when configured, and per-route body limits.
 
-
 use crate::common::{error_code, spawn_app, spawn_app_with, test_settings, TestApp};
 use reqwest::Method;
 
@@ -10,7 +9,6 @@ const CSP: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; sty
 
 /// Every route of the contract (and some that do not exist), with a method each.
 fn every_route(slug: &str) -> Vec<(Method, String)> {
-    let receipt = "A".repeat(43);
     [
         (Method::GET, "/healthz".to_owned()),
         (Method::GET, format!("/s/{slug}")),
@@ -18,13 +16,15 @@ fn every_route(slug: &str) -> Vec<(Method, String)> {
         (Method::POST, "/api/surveys".to_owned()),
         (Method::POST, format!("/api/surveys/{slug}/responses")),
         (
-            Method::GET,
-            format!("/api/surveys/{slug}/responses/{receipt}"),
+            Method::POST,
+            format!("/api/surveys/{slug}/responses/lookup"),
         ),
         (
-            Method::DELETE,
-            format!("/api/surveys/{slug}/responses/{receipt}"),
+            Method::POST,
+            format!("/api/surveys/{slug}/responses/withdraw"),
         ),
+        (Method::GET, format!("/s/{slug}/receipt")),
+        (Method::DELETE, format!("/api/surveys/{slug}")),
         (Method::POST, format!("/api/surveys/{slug}/open")),
         (Method::POST, format!("/api/surveys/{slug}/close")),
         (Method::GET, format!("/api/surveys/{slug}/results")),

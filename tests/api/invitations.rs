@@ -1,6 +1,5 @@
 //! Invitations: single-use codes, consumed with the response, never linked to it.
 
-
 use crate::common::{error_code, spawn_app, survey_definition, TestApp};
 use futures_util::future::join_all;
 use serde_json::{json, Value};
@@ -150,7 +149,7 @@ async fn a_response_needs_an_unused_invitation_and_uses_it_up() {
     assert_eq!(again.status(), 403);
     assert_eq!(error_code(again).await, "invitation_invalid");
 
-    assert_eq!(count(&app, "responses"), 1);
+    assert_eq!(count(&app, "stored_responses"), 1);
     assert_eq!(count(&app, "invitations"), 1, "the used invitation is gone");
 }
 
@@ -195,7 +194,7 @@ async fn a_hundred_concurrent_submissions_with_one_invitation_store_exactly_one(
         statuses.len()
     );
     assert_eq!((stored, refused), (1, 99));
-    assert_eq!(count(&app, "responses"), 1);
+    assert_eq!(count(&app, "stored_responses"), 1);
     assert_eq!(count(&app, "invitations"), 0);
     let results = app.results(&token, &slug).await;
     assert_eq!(
@@ -218,7 +217,7 @@ async fn no_column_joins_an_invitation_to_a_response() {
             .collect()
     };
     assert_eq!(columns("invitations"), ["code_hash", "survey_id"]);
-    for table in ["responses", "reports", "tallies"] {
+    for table in ["stored_responses", "tallies"] {
         assert!(
             columns(table).iter().all(|c| !c.contains("invitation")),
             "{table}: {:?}",

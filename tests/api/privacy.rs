@@ -1,6 +1,5 @@
 //! The privacy invariants of DESIGN.md that the server can break, each checked directly.
 
-
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::common::spawn_app;
@@ -42,13 +41,15 @@ fn column_names(connection: &rusqlite::Connection, table: &str) -> Vec<String> {
 async fn a_stored_response_is_only_its_survey_its_hashed_id_and_per_question_epsilon_and_report() {
     let app = spawn_app().await;
     let connection = app.inspect();
+    // The record id (a hash of the response id) and the reports: per question its id,
+    // ε and report, packed in one value (migrations/sqlite/0002_privacy_at_rest.sql).
     assert_eq!(
-        column_names(&connection, "responses"),
-        ["survey_id", "response_id"]
+        column_names(&connection, "stored_responses"),
+        ["survey_id", "record_id", "reports"]
     );
     assert_eq!(
-        column_names(&connection, "reports"),
-        ["response_id", "question_id", "epsilon", "report"]
+        column_names(&connection, "withdrawn_responses"),
+        ["survey_id", "tag"]
     );
     let tables: Vec<String> = connection
         .prepare("SELECT name FROM sqlite_schema WHERE type = 'table'")
@@ -80,13 +81,14 @@ async fn a_stored_response_is_only_its_survey_its_hashed_id_and_per_question_eps
     // Storage order is the hash order, not the arrival order: no rowid to sort by.
     let without_rowid: i64 = connection
         .query_row(
-            "SELECT count(*) FROM sqlite_schema WHERE name IN ('responses', 'reports')
+            "SELECT count(*) FROM sqlite_schema
+             WHERE name IN ('stored_responses', 'withdrawn_responses', 'invitations')
              AND sql LIKE '%WITHOUT ROWID%'",
             [],
             |row| row.get(0),
         )
         .unwrap();
-    assert_eq!(without_rowid, 2);
+    assert_eq!(without_rowid, 3);
 }
 
 #[tokio::test]
@@ -131,7 +133,7 @@ async fn after_a_run_the_database_file_holds_no_address_user_agent_or_timestamp(
 }
 
 #[tokio::test]
-async fn exports_are_ordered_by_response_id_not_by_arrival() {
+async fn exports_are_ordered_by_record_id_not_by_arrival() {
     let app = spawn_app().await;
     let (token, slug, ids) = app.open_survey(&[1.0]).await;
     for i in 0..30 {
@@ -139,13 +141,13 @@ async fn exports_are_ordered_by_response_id_not_by_arrival() {
             .await;
     }
     let csv = app.export_csv(&token, &slug).await;
-    let response_ids: Vec<&str> = csv.lines().skip(1).map(|line| &line[..64]).collect();
-    assert_eq!(response_ids.len(), 30);
-    assert!(response_ids.windows(2).all(|pair| pair[0] < pair[1]));
+    let record_ids: Vec<&str> = csv.lines().skip(1).map(|line| &line[..64]).collect();
+    assert_eq!(record_ids.len(), 30);
+    assert!(record_ids.windows(2).all(|pair| pair[0] < pair[1]));
     // Even an unordered scan of the table returns hash order.
-    let scanned: Vec<String> = app
+    let scanned: Vec<Vec<u8>> = app
         .inspect()
-        .prepare("SELECT response_id FROM responses")
+        .prepare("SELECT record_id FROM stored_responses")
         .unwrap()
         .query_map([], |row| row.get(0))
         .unwrap()
@@ -167,7 +169,8 @@ async fn every_route_sends_the_security_headers() {
         app.client.get(app.url("/static/form.css")),
         app.client.get(app.url("/static/randomized_response.wasm")),
         app.client
-            .get(app.url(&format!("/api/surveys/{slug}/responses/{receipt}"))),
+            .post(app.url(&format!("/api/surveys/{slug}/responses/lookup")))
+            .json(&json!({ "receipt": receipt })),
         app.client
             .post(app.url("/api/surveys/demo/responses"))
             .json(&json!({"answers": {}})),
@@ -239,7 +242,7 @@ async fn the_form_cannot_leak_answers_without_script_and_has_no_inline_code() {
 
 #[test]
 fn the_form_script_uses_only_the_cryptographic_generator_and_stores_only_reports() {
-    let script = include_str!("../static/form.js");
+    let script = include_str!("../../static/form.js");
     assert!(!script.contains("Math.random"));
     assert!(script.contains("crypto.getRandomValues"));
     assert!(!script.contains("document.cookie"));

@@ -1,12 +1,11 @@
 //! Per-address limits on submissions and sign-in attempts: 429 with Retry-After past the
 //! allowance, other routes untouched, and tests unlimited unless they ask.
 
-
 use std::num::NonZeroU32;
 
 use crate::common::{error_code, spawn_app_with, test_settings};
-use serde_json::json;
 use crate::workspace::{add_researcher, Browser, PASSWORD};
+use serde_json::json;
 
 fn limited_to(per_minute: u32) -> deniable::http::Settings {
     let mut settings = test_settings();
@@ -34,7 +33,9 @@ async fn submissions_past_the_allowance_get_429_with_retry_after() {
     }
     let responses: i64 = app
         .inspect()
-        .query_row("SELECT count(*) FROM responses", [], |row| row.get(0))
+        .query_row("SELECT count(*) FROM stored_responses", [], |row| {
+            row.get(0)
+        })
         .unwrap();
     assert_eq!(responses, 3);
 }

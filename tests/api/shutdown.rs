@@ -1,7 +1,6 @@
 //! Graceful shutdown of the real binary: on SIGTERM or Ctrl-C it stops accepting, answers
 //! what is in flight, commits everything it acknowledged, and exits 0.
 
-
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -66,11 +65,11 @@ async fn submit(client: &reqwest::Client, address: &str) -> Option<String> {
 
 fn stored(db: &Path, receipt: &str) -> bool {
     let connection = rusqlite::Connection::open(db).unwrap();
-    let response_id = Receipt::parse(receipt).unwrap().response_id();
+    let record_id = Receipt::parse(receipt).unwrap().response_id().record_id();
     connection
         .query_row(
-            "SELECT count(*) FROM responses WHERE response_id = ?1",
-            [response_id.as_str()],
+            "SELECT count(*) FROM stored_responses WHERE record_id = ?1",
+            [&record_id.as_bytes()[..]],
             |row| row.get::<_, i64>(0),
         )
         .unwrap()

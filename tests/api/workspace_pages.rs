@@ -1,10 +1,9 @@
 //! The researcher's workspace in the browser, page by page: builder, preview, opening,
 //! live results (HTML and the JSON API with the session cookie), exports, tokens.
 
-
 use crate::common::spawn_app;
-use serde_json::{json, Value};
 use crate::workspace::{question_ids, signed_in};
+use serde_json::{json, Value};
 
 #[tokio::test]
 async fn a_researcher_builds_a_draft_previews_it_opens_it_and_watches_results() {
@@ -95,10 +94,22 @@ async fn a_researcher_builds_a_draft_previews_it_opens_it_and_watches_results() 
         )
         .await;
     }
+    // Fewer than min_cell (10) responses: the page shows none of them yet.
     let results = researcher
         .get_html(&format!("/surveys/{slug}/results?confidence=0.99"))
         .await;
-    assert!(results.contains("<td data-field=\"n\">4</td>"));
+    assert!(results.contains("<td data-field=\"n\">0</td>"));
+    for answer in [0, 1, 0, 1, 0, 1] {
+        app.submit_ok(
+            &slug,
+            json!({ ids[0].to_string(): answer, ids[2].to_string(): 1 - answer }),
+        )
+        .await;
+    }
+    let results = researcher
+        .get_html(&format!("/surveys/{slug}/results?confidence=0.99"))
+        .await;
+    assert!(results.contains("<td data-field=\"n\">10</td>"));
     assert!(results.contains("option value=\"0.99\" selected"));
     assert!(results.contains("exact for this sample size"));
     assert!(results.contains("stays valid however often you look"));
@@ -143,8 +154,12 @@ async fn a_draft_is_deleted_only_with_its_confirmation_and_keeps_one_question() 
         .post_with_csrf(&format!("/surveys/{slug}/delete"), &[])
         .await;
     assert_eq!(unconfirmed.status(), 400);
-    let deleted = researcher
+    let mistyped = researcher
         .post_with_csrf(&format!("/surveys/{slug}/delete"), &[("confirm", "on")])
+        .await;
+    assert_eq!(mistyped.status(), 400, "the survey's name must be typed");
+    let deleted = researcher
+        .post_with_csrf(&format!("/surveys/{slug}/delete"), &[("confirm", &slug)])
         .await;
     assert_eq!(deleted.status(), 303);
     assert_eq!(
@@ -261,7 +276,9 @@ async fn a_draft_that_requires_invitations_downloads_single_use_links_from_its_r
     }
     let stored: i64 = app
         .inspect()
-        .query_row("SELECT count(*) FROM responses", [], |row| row.get(0))
+        .query_row("SELECT count(*) FROM stored_responses", [], |row| {
+            row.get(0)
+        })
         .unwrap();
     assert_eq!(stored, 3);
 }

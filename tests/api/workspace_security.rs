@@ -1,12 +1,11 @@
 //! The workspace's security: ownership on every route, CSRF, sign-in throttling, cookie
 //! flags, session expiry, one-time links, and hostile text rendered inert on every page.
 
-
 use crate::common::spawn_app;
+use crate::workspace::{add_researcher, question_ids, signed_in, Browser, PASSWORD};
 use deniable::accounts::{self, now_unix};
 use deniable::db::queries;
 use deniable::domain::{ResearcherId, SecretToken};
-use crate::workspace::{add_researcher, question_ids, signed_in, Browser, PASSWORD};
 
 /// Every route that names a survey and belongs to its owner: pages, actions, exports and
 /// the API. A new owner-only route must be added here (the test below checks the router).
@@ -23,6 +22,7 @@ const OWNER_ROUTES: &[(&str, &str)] = &[
     ("POST", "/surveys/{slug}/close"),
     ("POST", "/surveys/{slug}/delete"),
     ("GET", "/surveys/{slug}/results"),
+    ("GET", "/surveys/{slug}/results.json"),
     ("GET", "/surveys/{slug}/present"),
     ("POST", "/surveys/{slug}/invitations"),
     ("GET", "/api/surveys/{slug}/results"),
@@ -32,6 +32,7 @@ const OWNER_ROUTES: &[(&str, &str)] = &[
     ("POST", "/api/surveys/{slug}/open"),
     ("POST", "/api/surveys/{slug}/close"),
     ("POST", "/api/surveys/{slug}/invitations"),
+    ("DELETE", "/api/surveys/{slug}"),
 ];
 
 /// Routes that name a survey but are public by design (the respondent's path).
@@ -39,10 +40,12 @@ const PUBLIC_SURVEY_ROUTES: &[&str] = &[
     "/s/{slug}",
     "/api/surveys/{slug}",
     "/api/surveys/{slug}/responses",
-    "/api/surveys/{slug}/responses/{receipt}",
+    "/api/surveys/{slug}/responses/lookup",
+    "/api/surveys/{slug}/responses/withdraw",
+    "/s/{slug}/receipt",
 ];
 
-const ROUTER_SOURCE: &str = include_str!("../src/http/mod.rs");
+const ROUTER_SOURCE: &str = include_str!("../../src/http/mod.rs");
 
 #[test]
 fn every_survey_route_of_the_router_is_in_the_owner_list_or_public_by_design() {
@@ -82,7 +85,7 @@ async fn a_second_researcher_gets_404_on_every_route_of_the_first_researchers_su
         for (method, route) in OWNER_ROUTES {
             let path = route.replace("{slug}", slug).replace("{id}", &question);
             let mut request = stranger.request(method, &path);
-            if *method == "POST" && route.starts_with("/api/") {
+            if (*method == "POST" || *method == "DELETE") && route.starts_with("/api/") {
                 // The API takes JSON (or no body at all); only the invitations route has one.
                 request = request.header("x-csrf-token", &csrf);
                 if route.ends_with("/invitations") {

@@ -11,6 +11,9 @@ use serde::Deserialize;
 use crate::crypto::{random_bytes, sha256};
 use crate::error::AppError;
 
+mod response;
+pub use response::{Receipt, RecordId, ResponseId, WithdrawalKey, WithdrawalTag};
+
 pub const MAX_QUESTIONS: usize = 100;
 pub const MAX_TITLE_CHARS: usize = 200;
 pub const MAX_DESCRIPTION_CHARS: usize = 4_000;
@@ -273,52 +276,6 @@ impl TokenHash {
     }
 }
 
-/// A respondent's secret receipt: 32 random bytes, base64url (43 characters).
-/// Never stored; only its hash (the response id) is.
-pub struct Receipt(String);
-
-impl Receipt {
-    const BYTES: usize = 32;
-
-    pub fn generate() -> Result<Self, AppError> {
-        Ok(Self(
-            URL_SAFE_NO_PAD.encode(random_bytes::<{ Self::BYTES }>()?),
-        ))
-    }
-
-    pub fn parse(text: &str) -> Result<Self, AppError> {
-        match URL_SAFE_NO_PAD.decode(text) {
-            Ok(bytes) if bytes.len() == Self::BYTES => Ok(Self(text.to_owned())),
-            // A malformed receipt belongs to no response.
-            _ => Err(AppError::NotFound("response")),
-        }
-    }
-
-    /// The stored id: hex SHA-256 of the receipt's text, so `printf %s RECEIPT | sha256sum`
-    /// lets anyone check which exported rows are theirs.
-    pub fn response_id(&self) -> ResponseId {
-        ResponseId(hex::encode(sha256(self.0.as_bytes())))
-    }
-
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-/// The only identifier of a stored response: 64 hex characters.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct ResponseId(String);
-
-impl ResponseId {
-    pub fn from_stored(text: String) -> Self {
-        Self(text)
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
 /// A single-use invitation: 32 random bytes in lowercase hex. Handed to the owner once (for
 /// a mail merge); only its hash is stored, and using it deletes that hash. Hex, unlike
 /// base64url, never starts with `-`, so the CSV cell needs no formula escape.
@@ -448,7 +405,7 @@ impl QuestionId {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct SurveyId(i64);
 
 impl SurveyId {
@@ -472,6 +429,9 @@ pub struct Survey {
     pub planned_respondents: u64,
     /// Responses need a single-use invitation.
     pub requires_invitation: bool,
+    /// Deleted with all its data once this UTC day is over.
+    pub delete_after: Option<RetentionDate>,
+    pub min_cell: MinCell,
     pub questions: Vec<Question>,
 }
 
@@ -490,6 +450,116 @@ pub struct Question {
     pub required: bool,
 }
 
+/// A retention date, `YYYY-MM-DD` (UTC): the survey is deleted once that day is over.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RetentionDate(String);
+
+impl RetentionDate {
+    pub fn parse(text: &str) -> Result<Self, AppError> {
+        let invalid = || {
+            AppError::invalid(
+                "invalid_delete_after",
+                format!("delete_after must be a date written YYYY-MM-DD, not {text:?}"),
+            )
+        };
+        let bytes = text.as_bytes();
+        let shaped = bytes.len() == 10
+            && bytes[4] == b'-'
+            && bytes[7] == b'-'
+            && bytes
+                .iter()
+                .enumerate()
+                .all(|(i, b)| i == 4 || i == 7 || b.is_ascii_digit());
+        if !shaped {
+            return Err(invalid());
+        }
+        let number = |range: std::ops::Range<usize>| text[range].parse::<u32>().ok();
+        let (Some(year), Some(month), Some(day)) = (number(0..4), number(5..7), number(8..10))
+        else {
+            return Err(invalid());
+        };
+        if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
+            return Err(invalid());
+        }
+        Ok(Self(text.to_owned()))
+    }
+
+    /// Today's UTC date, the same shape: retention compares the two as text.
+    pub fn today() -> Self {
+        let seconds = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |elapsed| elapsed.as_secs());
+        let (year, month, day) = civil_from_days(i64::try_from(seconds / 86_400).unwrap_or(0));
+        Self(format!("{year:04}-{month:02}-{day:02}"))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+fn days_in_month(year: u32, month: u32) -> u32 {
+    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    match month {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// Days since 1970-01-01 to a (year, month, day): Howard Hinnant's `civil_from_days`.
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let shifted_month = (5 * day_of_year + 2) / 153;
+    let day = u32::try_from(day_of_year - (153 * shifted_month + 2) / 5 + 1).unwrap_or(1);
+    let month = u32::try_from(if shifted_month < 10 {
+        shifted_month + 3
+    } else {
+        shifted_month - 9
+    })
+    .unwrap_or(1);
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// The smallest group of responses the live pages (results, present mode) show, and the
+/// step in which they move on: a room watching the screen cannot tie a change to the
+/// person who just answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MinCell(u32);
+
+impl MinCell {
+    pub const DEFAULT: u32 = 10;
+    pub const MAX: u32 = 10_000;
+
+    pub fn parse(value: u32) -> Result<Self, AppError> {
+        if (1..=Self::MAX).contains(&value) {
+            Ok(Self(value))
+        } else {
+            Err(AppError::invalid(
+                "invalid_min_cell",
+                format!("min_cell must be between 1 and {}", Self::MAX),
+            ))
+        }
+    }
+
+    pub fn get(self) -> u32 {
+        self.0
+    }
+}
+
+impl Default for MinCell {
+    fn default() -> Self {
+        Self(Self::DEFAULT)
+    }
+}
+
 /// The JSON a researcher sends to create a survey (`POST /api/surveys`, `survey create`).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -500,6 +570,10 @@ pub struct SurveyDefinitionInput {
     planned_respondents: Option<u64>,
     #[serde(default)]
     requires_invitation: bool,
+    /// `"YYYY-MM-DD"`: the survey and all its data are deleted once this UTC day is over.
+    delete_after: Option<String>,
+    /// The fewest responses (and new responses) the live pages show at a time.
+    min_cell: Option<u32>,
     questions: Vec<QuestionDefinitionInput>,
 }
 
@@ -564,6 +638,8 @@ pub struct SurveyDefinition {
     description: String,
     planned_respondents: u64,
     requires_invitation: bool,
+    delete_after: Option<RetentionDate>,
+    min_cell: MinCell,
     questions: Vec<QuestionDefinition>,
 }
 
@@ -597,7 +673,18 @@ impl SurveyDefinition {
                 )
             })
             .collect::<Result<_, AppError>>()?;
-        Ok(Self::of(details, questions, input.requires_invitation))
+        let mut definition = Self::of(details, questions, input.requires_invitation);
+        definition.delete_after = input
+            .delete_after
+            .as_deref()
+            .map(RetentionDate::parse)
+            .transpose()?;
+        definition.min_cell = input
+            .min_cell
+            .map(MinCell::parse)
+            .transpose()?
+            .unwrap_or_default();
+        Ok(definition)
     }
 
     pub fn of(
@@ -610,6 +697,8 @@ impl SurveyDefinition {
             description: details.description,
             planned_respondents: details.planned_respondents,
             requires_invitation,
+            delete_after: None,
+            min_cell: MinCell::default(),
             questions,
         }
     }
@@ -629,6 +718,8 @@ impl SurveyDefinition {
                 .to_owned(),
             planned_respondents: DEFAULT_PLANNED_RESPONDENTS,
             requires_invitation: false,
+            delete_after: None,
+            min_cell: MinCell::default(),
             questions: vec![
                 question(
                     "In the past year, have you used a performance-enhancing drug?",
@@ -658,6 +749,14 @@ impl SurveyDefinition {
 
     pub fn requires_invitation(&self) -> bool {
         self.requires_invitation
+    }
+
+    pub fn delete_after(&self) -> Option<&RetentionDate> {
+        self.delete_after.as_ref()
+    }
+
+    pub fn min_cell(&self) -> MinCell {
+        self.min_cell
     }
 
     pub fn questions(&self) -> &[QuestionDefinition] {
@@ -722,6 +821,8 @@ pub struct SubmissionInput {
     answers: Answers,
     /// The single-use code from the invitation link, when the survey requires one.
     invitation: Option<String>,
+    /// Hex SHA-256 of the receipt the device drew: submissions are idempotent by it.
+    response_id: Option<String>,
 }
 
 /// The answers map, refusing a repeated question id: which of two reports would count is
@@ -762,6 +863,8 @@ pub struct Submission {
     reports: Vec<StoredReport>,
     /// Consumed with the response; never stored next to it.
     invitation: Option<InvitationHash>,
+    /// `None`: the device sent none, and the server draws the receipt.
+    response_id: Option<ResponseId>,
 }
 
 /// One question's part of a response, as stored.
@@ -785,6 +888,11 @@ impl Submission {
                 ))
             }
         };
+        let response_id = input
+            .response_id
+            .as_deref()
+            .map(ResponseId::parse)
+            .transpose()?;
         let mut reports_by_id = BTreeMap::new();
         for (key, value) in input.answers.0 {
             let question = key
@@ -807,7 +915,14 @@ impl Submission {
                     ))
                 }
             };
-            reports_by_id.insert(question.id, report);
+            // "1", "+1" and "01" name the same question: which report counts would be
+            // ambiguous.
+            if reports_by_id.insert(question.id, report).is_some() {
+                return Err(AppError::invalid(
+                    "duplicate_answer",
+                    format!("question {} is answered twice", question.id.get()),
+                ));
+            }
         }
         let mut reports = Vec::with_capacity(reports_by_id.len());
         for question in &survey.questions {
@@ -835,11 +950,16 @@ impl Submission {
         Ok(Self {
             reports,
             invitation,
+            response_id,
         })
     }
 
     pub fn reports(&self) -> &[StoredReport] {
         &self.reports
+    }
+
+    pub fn response_id(&self) -> Option<&ResponseId> {
+        self.response_id.as_ref()
     }
 
     pub fn invitation(&self) -> Option<&InvitationHash> {
@@ -850,6 +970,30 @@ impl Submission {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn retention_dates_are_real_calendar_days() {
+        assert!(RetentionDate::parse("2027-06-30").is_ok());
+        assert!(RetentionDate::parse("2028-02-29").is_ok());
+        for bad in [
+            "2027-02-29",
+            "2027-13-01",
+            "2027-00-10",
+            "27-06-30",
+            "2027-6-30",
+            "x",
+        ] {
+            assert!(RetentionDate::parse(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn days_since_1970_become_the_right_calendar_day() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(19_723), (2024, 1, 1));
+        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
+        assert_eq!(RetentionDate::today().as_str().len(), 10);
+    }
 
     #[test]
     fn slugs_are_lowercase_words_and_dashes() {
@@ -865,15 +1009,6 @@ mod tests {
         let slug = Slug::generate("Drug use, 2024!").unwrap();
         assert!(slug.as_str().starts_with("drug-use-2024-"), "{slug}");
         assert_ne!(slug, Slug::generate("Drug use, 2024!").unwrap());
-    }
-
-    #[test]
-    fn a_receipt_round_trips_and_hashes_to_64_hex_characters() {
-        let receipt = Receipt::generate().unwrap();
-        let parsed = Receipt::parse(receipt.expose()).unwrap();
-        assert_eq!(parsed.response_id(), receipt.response_id());
-        assert_eq!(receipt.response_id().as_str().len(), 64);
-        assert!(Receipt::parse("short").is_err());
     }
 
     #[test]

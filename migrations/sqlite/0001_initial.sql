@@ -1,4 +1,6 @@
--- The only schema of Deniable, applied at every start-up (idempotent).
+-- Migration 0001: the schema of the first release (main up to 80e3bd5), as it was.
+-- Every statement is IF NOT EXISTS, so a database made by that release (user_version 0)
+-- passes through it unchanged before 0002 converts it. Later steps: 0002_*.sql.
 --
 -- Privacy invariant 3: a stored response is its survey, a response id (the hex SHA-256
 -- of the respondent's secret receipt) and, per question, the ε and the report. There is
