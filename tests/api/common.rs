@@ -46,8 +46,17 @@ pub async fn spawn_app_in(directory: Arc<TempDir>) -> TestApp {
 }
 
 pub async fn spawn_app_in_with(directory: Arc<TempDir>, settings: Settings) -> TestApp {
+    spawn_app_with_epochs(directory, settings, deniable::db::DEFAULT_COMPACT_EVERY).await
+}
+
+/// A server whose compaction epochs run within `compact_every` of any write.
+pub async fn spawn_app_with_epochs(
+    directory: Arc<TempDir>,
+    settings: Settings,
+    compact_every: std::time::Duration,
+) -> TestApp {
     let db_path = directory.path().join("deniable.db");
-    let db = serve::prepare_database(&db_path)
+    let db = serve::prepare_database_with(&db_path, compact_every)
         .await
         .expect("database opens");
     let listening = serve::listen("127.0.0.1:0", db.clone(), settings).expect("server binds");

@@ -116,15 +116,15 @@ async fn a_researcher_builds_a_draft_previews_it_opens_it_and_watches_results() 
     assert!(results.contains("<svg id=\"estimates-chart\""));
     assert!(results.contains(&format!("/s/{slug}")));
 
-    // The JSON the page refreshes from works with the session cookie.
+    // The JSON API works with the session cookie too.
     let request = researcher.request("GET", &format!("/api/surveys/{slug}/results"));
     let json = researcher.send(request).await;
     assert_eq!(json.status(), 200);
     let json: Value = json.json().await.unwrap();
-    assert_eq!(json["questions"][0]["n"], 4);
+    assert_eq!(json["questions"][0]["n"], 10);
     let request = researcher.request("GET", &format!("/api/surveys/{slug}/export.csv"));
     let csv = researcher.send(request).await.text().await.unwrap();
-    assert_eq!(csv.lines().count(), 1 + 4 * 2);
+    assert_eq!(csv.lines().count(), 1 + 10 * 2);
 
     let present = researcher
         .get_html(&format!("/surveys/{slug}/present"))
