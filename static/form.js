@@ -1,77 +1,290 @@
-// Deniable's respondent form. The true answers live only in this page's memory: they are
-// given to the WebAssembly mechanism, which returns randomized reports, and only those
-// reports are sent or stored. Randomness comes from crypto.getRandomValues, mixed by the
-// mechanism with the server's nonce; never a non-cryptographic generator.
+// Deniable's respondent form: the page around DeniableCore (form-core.js, loaded first).
+// The true answers live only in this page's memory: they are given to the WebAssembly
+// mechanism, which returns randomized reports, and only those reports are sent or stored.
+// Randomness comes from crypto.getRandomValues, mixed by the mechanism with the server's
+// nonce; never a non-cryptographic generator.
 "use strict";
 
 (function () {
   const WASM_URL = "/static/randomized_response.wasm";
-  const SEED_BYTES = 32;
-  const ENTRY_BYTES = 16; // per question: f64 ε, truth byte at +8, report byte at +9
-  const INPUT_OFFSET = 64; // after device bytes [0, 32) and server nonce [32, 64)
 
+  const core = globalThis.DeniableCore;
   const page = document.getElementById("survey");
-  if (!page) return;
+  if (!page || !core) return;
+  // The owner's preview shares the survey's storage key: it must neither send nor show it.
+  if (page.dataset.preview === "true") return;
   const slug = page.dataset.slug;
   // A personal invitation link carries its single-use code in the fragment, which is never
   // part of a request line; it is read once and taken out of the address bar.
   const invitation = new URLSearchParams(location.hash.slice(1)).get("invitation");
   if (invitation) history.replaceState(null, "", location.pathname + location.search);
-  const memoKey = "deniable:" + slug;
+
   const submitButton = document.getElementById("submit-button");
+  const accepting = submitButton.dataset.accepting === "true";
   const statusLine = document.getElementById("form-status");
   const memoNote = document.getElementById("memo-note");
-  const memoClear = document.getElementById("memo-clear");
   const noWasm = document.getElementById("no-wasm");
+  const sentSection = document.getElementById("submitted");
+
+  // localStorage throws when the browser blocks it; a page-lifetime stand-in then keeps the
+  // pending body for this page's retries (nothing survives a reload, which is all it can do).
+  function deviceStorage() {
+    try {
+      const storage = window.localStorage;
+      storage.getItem("deniable:probe");
+      return storage;
+    } catch (_) {
+      const kept = new Map();
+      return {
+        getItem: (key) => (kept.has(key) ? kept.get(key) : null),
+        setItem: (key, value) => kept.set(key, String(value)),
+        removeItem: (key) => kept.delete(key),
+      };
+    }
+  }
+
+  let countdown = null;
+  function stopCountdown() {
+    if (countdown !== null) clearInterval(countdown);
+    countdown = null;
+  }
+
+  const deps = {
+    fetch: window.fetch.bind(window),
+    storage: deviceStorage(),
+    getRandomValues: window.crypto && window.crypto.getRandomValues ? window.crypto.getRandomValues.bind(window.crypto) : null,
+    now: () => Date.now(),
+    sleep: (ms) =>
+      new Promise(function (resolve) {
+        setTimeout(function () {
+          stopCountdown();
+          say("Trying again…");
+          resolve();
+        }, ms);
+      }),
+    onRetry: showRetry,
+    mechanism: null,
+  };
 
   function say(text, isError) {
     statusLine.textContent = text;
     statusLine.classList.toggle("error", Boolean(isError));
   }
 
-  // --- memoized reports: { "<question id>": 0 | 1 } (reports only, never true answers)
-  function loadMemo() {
-    try {
-      const stored = JSON.parse(window.localStorage.getItem(memoKey) || "{}");
-      const reports = {};
-      for (const [id, report] of Object.entries(stored.reports || {})) {
-        if (report === 0 || report === 1) reports[id] = report;
-      }
-      return reports;
-    } catch (_) {
-      return {};
+  function showRetry(retry) {
+    stopCountdown();
+    const until = Date.now() + retry.delayMs;
+    const why = retry.status === null ? "no answer from the server" : "the server answered " + retry.status;
+    function tick() {
+      const seconds = Math.max(0, Math.ceil((until - Date.now()) / 1000));
+      say("Busy (" + why + "), retrying in " + seconds + " s. Your reports are kept on this " +
+        "device and will be sent unchanged: no new coins are flipped.");
+    }
+    tick();
+    countdown = setInterval(tick, 250);
+  }
+
+  // --- the page's questions (texts from the server-rendered page, in its order)
+  function pageQuestions() {
+    return Array.from(document.querySelectorAll("fieldset.question")).map(function (fieldset) {
+      return {
+        id: fieldset.dataset.questionId,
+        number: fieldset.dataset.questionNumber,
+        text: fieldset.querySelector(".question-text").textContent,
+      };
+    });
+  }
+
+  function listReports(list, reports) {
+    list.replaceChildren();
+    for (const question of pageQuestions()) {
+      const report = reports[question.id];
+      if (report === undefined) continue;
+      const item = document.createElement("li");
+      item.textContent = question.number + ". " + question.text + " — reported: " + (report === 1 ? "Yes" : "No");
+      list.appendChild(item);
     }
   }
 
-  function saveMemo(reports) {
-    try {
-      window.localStorage.setItem(memoKey, JSON.stringify({ reports: reports }));
-    } catch (_) {
-      // Storage may be disabled; a revisit then flips new coins, which the note explains.
-    }
+  function chosenTruth(questionId) {
+    const yes = document.getElementById("q" + questionId + "-yes");
+    const no = document.getElementById("q" + questionId + "-no");
+    if (yes && yes.checked) return 1;
+    if (no && no.checked) return 0;
+    return null;
   }
 
-  function showMemoNote() {
-    memoNote.hidden = Object.keys(loadMemo()).length === 0;
+  function setChoicesEnabled(enabled) {
+    document.querySelectorAll("#survey-form input[type=radio]").forEach(function (input) {
+      if (!enabled) input.checked = false; // the true answers leave the page too
+      input.disabled = !enabled;
+    });
   }
 
-  memoClear.addEventListener("click", function () {
-    try {
-      window.localStorage.removeItem(memoKey);
-    } catch (_) {
-      /* nothing stored */
+  // --- what this device remembers
+  function showAlreadyAnswered(state) {
+    setChoicesEnabled(false);
+    submitButton.hidden = true;
+    submitButton.disabled = true;
+    listReports(document.getElementById("memo-reports"), state.reports);
+    memoNote.hidden = false;
+  }
+
+  function forgetHere() {
+    core.forget(deps.storage, slug);
+  }
+
+  document.getElementById("memo-clear").addEventListener("click", function () {
+    forgetHere();
+    memoNote.hidden = true;
+    submitButton.hidden = false;
+    if (accepting) {
+      setChoicesEnabled(true);
+      enableSending();
     }
-    showMemoNote();
-    say("The stored reports were forgotten. A new submission flips new coins.");
+    say("This device forgot this survey. Answering again flips new coins.");
   });
 
-  // --- the mechanism
-  let mechanism = null;
+  // --- the Sent page
+  let shownReceipt = null; // only in this page's memory, shown this once
+
+  function showSent(reports, receipt) {
+    stopCountdown();
+    setChoicesEnabled(false);
+    say("");
+    listReports(document.getElementById("sent-reports"), reports);
+    shownReceipt = receipt;
+    document.getElementById("receipt").textContent = receipt;
+    document.getElementById("survey-form").hidden = true;
+    memoNote.hidden = true;
+    sentSection.hidden = false;
+    document.getElementById("submitted-heading").focus();
+  }
+
+  function receiptSay(text) {
+    document.getElementById("receipt-status").textContent = text;
+  }
+
+  function selectReceipt() {
+    const range = document.createRange();
+    range.selectNodeContents(document.getElementById("receipt"));
+    const selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+  }
+
+  document.getElementById("receipt-copy").addEventListener("click", function () {
+    if (!shownReceipt) return;
+    // navigator.clipboard exists only on HTTPS; on a LAN address the selection is copied.
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(shownReceipt).then(
+        function () { receiptSay("Copied."); },
+        function () { selectReceipt(); receiptSay("Selected: copy it with your device's copy command."); },
+      );
+      return;
+    }
+    selectReceipt();
+    let copied = false;
+    try {
+      copied = document.execCommand("copy");
+    } catch (_) {
+      copied = false;
+    }
+    receiptSay(copied ? "Copied." : "Selected: copy it with your device's copy command.");
+  });
+
+  document.getElementById("receipt-download").addEventListener("click", function () {
+    if (!shownReceipt) return;
+    const text = [
+      "Deniable receipt for the survey \"" + document.querySelector("h1").textContent + "\"",
+      "",
+      shownReceipt,
+      "",
+      "To view or withdraw your response: " + location.origin + "/s/" + slug + "/receipt",
+      "Keep it secret: anyone holding it can see or withdraw your reports.",
+      "",
+    ].join("\n");
+    const url = URL.createObjectURL(new Blob([text], { type: "text/plain;charset=utf-8" }));
+    const link = document.createElement("a");
+    link.href = url;
+    link.download = "deniable-receipt-" + slug + ".txt";
+    document.body.appendChild(link);
+    link.click();
+    link.remove();
+    setTimeout(function () { URL.revokeObjectURL(url); }, 60000);
+    receiptSay("Downloaded as " + link.download + ".");
+  });
+
+  document.getElementById("sent-forget").addEventListener("click", function () {
+    forgetHere();
+    receiptSay("This device forgot this survey: it keeps nothing of it now.");
+  });
+
+  // --- sending
+  async function deliver(state) {
+    submitButton.disabled = true;
+    const outcome = await core.send(deps, slug, state);
+    stopCountdown();
+    if (outcome.outcome === "stored") {
+      showSent(state.reports, outcome.receipt);
+      return;
+    }
+    setChoicesEnabled(false);
+    submitButton.hidden = true;
+    say("The server refused the reports: " + (outcome.message || "status " + outcome.status) +
+      ". Nothing more will be sent from this device.", true);
+    listReports(document.getElementById("memo-reports"), state.reports);
+    memoNote.hidden = false;
+  }
+
+  let submitting = false;
+  async function submit() {
+    if (submitting) return;
+    submitting = true;
+    submitButton.disabled = true;
+    say("Randomizing on this device…");
+    let prepared = null;
+    try {
+      const definition = await core.fetchDefinition(deps, slug);
+      if (definition.status !== "open") throw new Error("This survey is " + definition.status + "; nothing was sent.");
+      if (definition.requires_invitation && !invitation) {
+        throw new Error("This survey needs your personal invitation link. Nothing was sent.");
+      }
+      const answers = [];
+      const missing = [];
+      for (const question of definition.questions) {
+        const truth = chosenTruth(question.id);
+        if (truth === null) {
+          if (question.required) missing.push(question.position + 1);
+          continue;
+        }
+        answers.push({ id: question.id, epsilon: question.epsilon, truth: truth });
+      }
+      if (missing.length > 0) throw new Error("Please answer question " + missing.join(", ") + ". Nothing was sent.");
+      if (answers.length === 0) throw new Error("Please answer at least one question.");
+      const existing = core.readState(deps.storage, slug);
+      if (existing) {
+        // Another tab answered meanwhile: never flip a second set of coins.
+        showAlreadyAnswered(existing);
+        say("This device has just answered this survey in another tab; nothing more was sent.");
+        return;
+      }
+      prepared = core.prepare(deps, slug, definition.nonce, answers, invitation);
+      answers.forEach(function (answer) { answer.truth = null; });
+    } catch (error) {
+      say(error.message || String(error), true);
+      submitButton.disabled = false;
+      return;
+    } finally {
+      submitting = false;
+    }
+    setChoicesEnabled(false);
+    say("Sending…");
+    await deliver(prepared.state);
+  }
 
   async function loadMechanism() {
-    if (typeof WebAssembly !== "object" || !window.crypto || !window.crypto.getRandomValues) {
-      throw new Error("unsupported");
-    }
+    if (typeof WebAssembly !== "object" || !deps.getRandomValues) throw new Error("unsupported");
     let instance;
     if (WebAssembly.instantiateStreaming) {
       ({ instance } = await WebAssembly.instantiateStreaming(fetch(WASM_URL), {}));
@@ -82,153 +295,34 @@
     return instance.exports;
   }
 
-  function hexToBytes(hex) {
-    if (!/^[0-9a-f]{64}$/.test(hex)) throw new Error("bad nonce");
-    const bytes = new Uint8Array(SEED_BYTES);
-    for (let i = 0; i < SEED_BYTES; i++) bytes[i] = parseInt(hex.substr(2 * i, 2), 16);
-    return bytes;
-  }
-
-  // answers: [{ epsilon, truth: 0|1 }] in question order → reports [0|1]
-  function randomize(nonceHex, answers) {
-    const memory = mechanism.memory;
-    const base = mechanism.rr_buffer();
-    const size = INPUT_OFFSET + ENTRY_BYTES * answers.length;
-    let view = new DataView(memory.buffer, base, size);
-    const device = new Uint8Array(SEED_BYTES);
-    window.crypto.getRandomValues(device);
-    const nonce = hexToBytes(nonceHex);
-    for (let i = 0; i < SEED_BYTES; i++) {
-      view.setUint8(i, device[i]);
-      view.setUint8(SEED_BYTES + i, nonce[i]);
-    }
-    device.fill(0);
-    answers.forEach(function (answer, i) {
-      const at = INPUT_OFFSET + ENTRY_BYTES * i;
-      view.setFloat64(at, answer.epsilon, true);
-      view.setUint8(at + 8, answer.truth);
-      view.setUint8(at + 9, 0);
-    });
-    const status = mechanism.rr_randomize(answers.length);
-    view = new DataView(memory.buffer, base, size); // memory may have grown
-    const reports = answers.map(function (_, i) {
-      return view.getUint8(INPUT_OFFSET + ENTRY_BYTES * i + 9);
-    });
-    new Uint8Array(memory.buffer, base, size).fill(0); // forget truths and seed
-    if (status !== answers.length) throw new Error("the mechanism refused the input (" + status + ")");
-    return reports;
-  }
-
-  // --- reading the page (true answers stay in local variables only)
-  function chosenTruth(questionId) {
-    const yes = document.getElementById("q" + questionId + "-yes");
-    const no = document.getElementById("q" + questionId + "-no");
-    if (yes && yes.checked) return 1;
-    if (no && no.checked) return 0;
-    return null;
-  }
-
-  function clearChoices() {
-    document.querySelectorAll("#survey-form input[type=radio]").forEach(function (input) {
-      input.checked = false;
-      input.disabled = true;
-    });
-  }
-
-  function showSent(definition, reports, receipt) {
-    const list = document.getElementById("sent-reports");
-    list.replaceChildren();
-    for (const question of definition.questions) {
-      const report = reports[String(question.id)];
-      if (report === undefined) continue;
-      const item = document.createElement("li");
-      item.textContent = (question.position + 1) + ". " + question.text + " — report: " + (report === 1 ? "Yes" : "No");
-      list.appendChild(item);
-    }
-    document.getElementById("receipt").textContent = receipt;
-    document.getElementById("receipt-view-path").textContent =
-      "/api/surveys/" + slug + "/responses/" + receipt;
-    document.getElementById("survey-form").hidden = true;
-    const section = document.getElementById("submitted");
-    section.hidden = false;
-    document.getElementById("submitted-heading").focus();
-  }
-
-  async function submit() {
+  let mechanismLoading = null;
+  function enableSending() {
     submitButton.disabled = true;
-    say("Randomizing on this device…");
-    try {
-      const response = await fetch("/api/surveys/" + encodeURIComponent(slug), { cache: "no-store" });
-      if (!response.ok) throw new Error("cannot load the survey (" + response.status + ")");
-      const definition = await response.json();
-      if (definition.status !== "open") throw new Error("this survey is " + definition.status + "; nothing was sent");
-      if (definition.requires_invitation && !invitation) {
-        throw new Error("This survey needs your personal invitation link. Nothing was sent.");
-      }
-
-      const memo = loadMemo();
-      const fresh = []; // questions to randomize now, in question order
-      const missing = [];
-      for (const question of definition.questions) {
-        const id = String(question.id);
-        if (memo[id] !== undefined) continue;
-        const truth = chosenTruth(question.id);
-        if (truth === null) {
-          if (question.required) missing.push(question.position + 1);
-          continue;
-        }
-        fresh.push({ id: id, epsilon: question.epsilon, truth: truth });
-      }
-      if (missing.length > 0) {
-        throw new Error("Please answer question " + missing.join(", ") + ". Nothing was sent.");
-      }
-      const reports = {};
-      for (const question of definition.questions) {
-        const id = String(question.id);
-        if (memo[id] !== undefined) reports[id] = memo[id];
-      }
-      if (fresh.length > 0) {
-        const randomized = randomize(definition.nonce, fresh);
-        fresh.forEach(function (answer, i) {
-          reports[answer.id] = randomized[i];
-          answer.truth = null;
-        });
-      }
-      if (Object.keys(reports).length === 0) throw new Error("Please answer at least one question.");
-
-      const sent = await fetch("/api/surveys/" + encodeURIComponent(slug) + "/responses", {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify(invitation ? { answers: reports, invitation: invitation } : { answers: reports }),
-        cache: "no-store",
-        credentials: "omit",
+    if (!mechanismLoading) {
+      mechanismLoading = loadMechanism().then(function (exports) {
+        deps.mechanism = exports;
+        submitButton.addEventListener("click", submit);
       });
-      const body = await sent.json().catch(function () { return {}; });
-      if (sent.status !== 201) {
-        const message = body.error && body.error.message ? body.error.message : "status " + sent.status;
-        throw new Error("The server refused the reports: " + message);
-      }
-      saveMemo(Object.assign({}, memo, reports));
-      clearChoices();
-      say("");
-      showSent(definition, reports, body.receipt);
-    } catch (error) {
-      say(error.message || String(error), true);
-      submitButton.disabled = submitButton.dataset.accepting !== "true";
     }
+    mechanismLoading.then(
+      function () { submitButton.disabled = submitButton.hidden; },
+      function () {
+        noWasm.hidden = false;
+        submitButton.disabled = true;
+      },
+    );
   }
 
-  showMemoNote();
-  if (submitButton.dataset.accepting !== "true") return;
-  submitButton.disabled = true;
-  loadMechanism()
-    .then(function (exports) {
-      mechanism = exports;
-      submitButton.disabled = false;
-      submitButton.addEventListener("click", submit);
-    })
-    .catch(function () {
-      noWasm.hidden = false;
-      submitButton.disabled = true;
-    });
+  // --- on load: a pending body is re-sent unchanged; a memo sends nothing
+  const state = core.readState(deps.storage, slug);
+  if (state && state.pending) {
+    setChoicesEnabled(false);
+    submitButton.hidden = true;
+    say("Sending your stored answers…");
+    deliver(state);
+  } else if (state) {
+    showAlreadyAnswered(state);
+  } else if (accepting) {
+    enableSending();
+  }
 })();

@@ -71,32 +71,39 @@ async fn the_request_log_of_a_respondents_visit_has_no_address_user_agent_or_rec
         .await
         .unwrap();
     let receipt = submitted["receipt"].as_str().unwrap();
-    let receipt_path = format!("/api/surveys/demo/responses/{receipt}");
-    assert_eq!(
-        client
-            .get(app.url(&receipt_path))
+    for action in ["lookup", "withdraw"] {
+        let status = client
+            .post(app.url(&format!("/api/surveys/demo/responses/{action}")))
+            .json(&json!({ "receipt": receipt }))
             .send()
             .await
             .unwrap()
-            .status(),
-        200
-    );
-    assert_eq!(
-        client
-            .delete(app.url(&receipt_path))
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        204
-    );
+            .status();
+        assert!(status.is_success(), "{action}: {status}");
+    }
+    // A device that drew its own receipt sends only its response id.
+    let device_response_id = "d".repeat(64);
+    let stored = client
+        .post(app.url("/api/surveys/demo/responses"))
+        .json(&json!({"answers": {"1": 1, "2": 0, "3": 1}, "response_id": device_response_id}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stored.status(), 201);
 
     let captured = log.take();
     assert!(
-        captured.contains("/api/surveys/{slug}/responses/{receipt}"),
+        captured.contains("/api/surveys/{slug}/responses/withdraw"),
         "routes are logged as patterns:\n{captured}"
     );
-    for secret in ["127.0.0.1", "localhost", USER_AGENT, "LogProbe", receipt] {
+    for secret in [
+        "127.0.0.1",
+        "localhost",
+        USER_AGENT,
+        "LogProbe",
+        receipt,
+        &device_response_id,
+    ] {
         assert!(
             !captured.contains(secret),
             "the log contains {secret:?}:\n{captured}"

@@ -40,7 +40,8 @@ mod sampler;
 mod tally;
 
 pub use abi::{
-    randomize_buffer, AbiError, BUFFER_BYTES, MAX_QUESTIONS, QUESTION_STRIDE, REPORTS_OFFSET,
+    randomize_buffer, sha256_buffer, AbiError, BUFFER_BYTES, DIGEST_BYTES, MAX_QUESTIONS,
+    QUESTION_STRIDE, REPORTS_OFFSET,
 };
 pub use error::MechanismError;
 pub use estimate::{
@@ -52,10 +53,10 @@ pub use level::PrivacyLevel;
 pub use sampler::{randomize_submission, respond, submission_rng, unbiased_value, SEED_BYTES};
 pub use tally::Tally;
 
-/// The WebAssembly exports: a static buffer and one function. See the crate's README.
+/// The WebAssembly exports: a static buffer and two functions. See the crate's README.
 #[cfg(all(target_arch = "wasm32", not(test)))]
 mod wasm_exports {
-    use crate::abi::{randomize_buffer, BUFFER_BYTES};
+    use crate::abi::{randomize_buffer, sha256_buffer, BUFFER_BYTES};
 
     static mut BUFFER: [u8; BUFFER_BYTES] = [0; BUFFER_BYTES];
 
@@ -72,6 +73,18 @@ mod wasm_exports {
         // reached through this call, so no other reference to it is alive.
         let buffer = unsafe { &mut *core::ptr::addr_of_mut!(BUFFER) };
         match randomize_buffer(buffer, count) {
+            Ok(written) => written as i32,
+            Err(error) => error.code(),
+        }
+    }
+
+    /// Writes the SHA-256 digest of the buffer's first `length` bytes over its first 32;
+    /// returns 32, or a negative error code.
+    #[no_mangle]
+    pub extern "C" fn rr_sha256(length: i32) -> i32 {
+        // SAFETY: as in `rr_randomize`, the only reference to the buffer is this one.
+        let buffer = unsafe { &mut *core::ptr::addr_of_mut!(BUFFER) };
+        match sha256_buffer(buffer, length) {
             Ok(written) => written as i32,
             Err(error) => error.code(),
         }

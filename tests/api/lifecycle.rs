@@ -38,9 +38,11 @@ fn occurrences(files: &[PathBuf], needles: &[Vec<u8>]) -> usize {
     needles
         .iter()
         .filter(|needle| {
-            contents
-                .iter()
-                .any(|bytes| bytes.windows(needle.len()).any(|window| window == &needle[..]))
+            contents.iter().any(|bytes| {
+                bytes
+                    .windows(needle.len())
+                    .any(|window| window == &needle[..])
+            })
         })
         .count()
 }
@@ -72,8 +74,7 @@ async fn a_database_of_the_first_release_is_migrated_in_place_with_everything_ke
 
     // Every response kept its reports; the first receipt had been withdrawn.
     let export = std::fs::read_to_string(format!("{FIXTURE}/export-exam-honesty.csv")).unwrap();
-    let receipts =
-        std::fs::read_to_string(format!("{FIXTURE}/receipts-exam-honesty.txt")).unwrap();
+    let receipts = std::fs::read_to_string(format!("{FIXTURE}/receipts-exam-honesty.txt")).unwrap();
     let receipts: Vec<&str> = receipts.lines().collect();
     assert_eq!(receipts.len(), 40);
     assert_eq!(
@@ -100,7 +101,12 @@ async fn a_database_of_the_first_release_is_migrated_in_place_with_everything_ke
             .as_array()
             .unwrap()
             .iter()
-            .map(|r| (r["question_id"].as_i64().unwrap(), r["report"].as_u64().unwrap()))
+            .map(|r| {
+                (
+                    r["question_id"].as_i64().unwrap(),
+                    r["report"].as_u64().unwrap(),
+                )
+            })
             .collect();
         assert_eq!(migrated, exported, "{receipt}");
     }
@@ -186,7 +192,11 @@ async fn a_deleted_survey_leaves_no_response_or_invitation_in_any_file_or_later_
         .collect();
     let mut needles = Vec::new();
     for (i, code) in codes.iter().enumerate() {
-        needles.push(ring::digest::digest(&ring::digest::SHA256, code.as_bytes()).as_ref().to_vec());
+        needles.push(
+            ring::digest::digest(&ring::digest::SHA256, code.as_bytes())
+                .as_ref()
+                .to_vec(),
+        );
         if i < 40 {
             let response = app
                 .client
@@ -223,7 +233,12 @@ async fn a_deleted_survey_leaves_no_response_or_invitation_in_any_file_or_later_
     let backup = app.db_path.with_file_name("after-deletion.db");
     deniable::db::backup::backup(&app.db_path, &backup).unwrap();
     assert_eq!(occurrences(&[backup], &needles), 0);
-    let gone = app.client.get(app.url(&format!("/s/{slug}"))).send().await.unwrap();
+    let gone = app
+        .client
+        .get(app.url(&format!("/s/{slug}")))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(gone.status(), 404);
 }
 
@@ -258,7 +273,10 @@ async fn a_survey_past_its_retention_date_is_deleted_by_the_next_epoch() {
     let mut waited = Duration::ZERO;
     let expired_path = format!("/api/surveys/{}/results", kept_and_expired[1]);
     while app.owner_get(&token, &expired_path).await.status() != 404 {
-        assert!(waited < Duration::from_secs(10), "deleted within a few epochs");
+        assert!(
+            waited < Duration::from_secs(10),
+            "deleted within a few epochs"
+        );
         tokio::time::sleep(Duration::from_millis(200)).await;
         waited += Duration::from_millis(200);
     }
@@ -281,7 +299,9 @@ async fn questions_of_an_open_survey_cannot_be_changed_even_by_sql() {
         assert!(refused.is_err(), "{statement} was allowed");
     }
     let survey_id: i64 = connection
-        .query_row("SELECT id FROM surveys WHERE slug = ?1", [&slug], |row| row.get(0))
+        .query_row("SELECT id FROM surveys WHERE slug = ?1", [&slug], |row| {
+            row.get(0)
+        })
         .unwrap();
     let added = connection.execute(
         "INSERT INTO questions (survey_id, position, text, epsilon) VALUES (?1, 9, 'New?', 1.0)",
@@ -386,7 +406,10 @@ async fn command_line_writes_during_epochs_are_all_kept_and_a_stop_leaves_one_fi
     let (mut server, address) = serve_with_epochs(&db);
     let client = reqwest::Client::new();
     let submitter = {
-        let (client, url) = (client.clone(), format!("{address}/api/surveys/demo/responses"));
+        let (client, url) = (
+            client.clone(),
+            format!("{address}/api/surveys/demo/responses"),
+        );
         tokio::spawn(async move {
             let mut stored = 0;
             for i in 0..400 {
@@ -411,7 +434,13 @@ async fn command_line_writes_during_epochs_are_all_kept_and_a_stop_leaves_one_fi
         let added = tokio::task::spawn_blocking({
             let db = db.clone();
             let email = email.clone();
-            move || cli(&db, &["researcher", "add", &email], "correct horse battery staple\n")
+            move || {
+                cli(
+                    &db,
+                    &["researcher", "add", &email],
+                    "correct horse battery staple\n",
+                )
+            }
         })
         .await
         .unwrap();
@@ -436,11 +465,19 @@ async fn command_line_writes_during_epochs_are_all_kept_and_a_stop_leaves_one_fi
             .send()
             .await
             .unwrap();
-        assert_eq!(response.status(), 404, "a valid token (the demo is not theirs)");
+        assert_eq!(
+            response.status(),
+            404,
+            "a valid token (the demo is not theirs)"
+        );
     }
 
     let pid = server.id().to_string();
-    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    assert!(Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
     assert!(server.wait().unwrap().success());
     // The database file alone, copied elsewhere, holds everything.
     let alone = tempfile::tempdir().unwrap();
@@ -452,7 +489,9 @@ async fn command_line_writes_during_epochs_are_all_kept_and_a_stop_leaves_one_fi
     );
     let copy = rusqlite::Connection::open(alone.path().join("copy.db")).unwrap();
     let responses: i64 = copy
-        .query_row("SELECT count(*) FROM stored_responses", [], |row| row.get(0))
+        .query_row("SELECT count(*) FROM stored_responses", [], |row| {
+            row.get(0)
+        })
         .unwrap();
     assert_eq!(responses, stored);
     let researchers: i64 = copy

@@ -1,4 +1,4 @@
-//! The privacy invariants of DESIGN.md that the server can break, each checked directly.
+//! The privacy invariants of docs/design.md that the server can break, each checked directly.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -241,15 +241,21 @@ async fn the_form_cannot_leak_answers_without_script_and_has_no_inline_code() {
 }
 
 #[test]
-fn the_form_script_uses_only_the_cryptographic_generator_and_stores_only_reports() {
-    let script = include_str!("../../static/form.js");
-    assert!(!script.contains("Math.random"));
-    assert!(script.contains("crypto.getRandomValues"));
-    assert!(!script.contains("document.cookie"));
-    // The only thing written to storage is the reports object.
-    assert_eq!(script.matches("localStorage.setItem").count(), 1);
-    assert!(script.contains("JSON.stringify({ reports: reports })"));
-    assert!(!script.contains("\"truth\"") && !script.contains("truth:  "));
+fn the_form_scripts_use_only_the_cryptographic_generator_and_store_only_reports() {
+    let page_script = include_str!("../../static/form.js");
+    let core = include_str!("../../static/form-core.js");
+    let receipt_page = include_str!("../../static/receipt.js");
+    for script in [page_script, core, receipt_page] {
+        assert!(!script.contains("Math.random"));
+        assert!(!script.contains("document.cookie"));
+        assert!(!script.contains("\"truth\""), "no stored truth field");
+    }
+    assert!(core.contains("getRandomValues"));
+    // Storage is written in one place, with the state of invariants 1 and 6: reports, the
+    // response id, the pending body and its receipt.
+    assert_eq!(core.matches(".setItem(").count(), 1);
+    assert_eq!(page_script.matches(".setItem(").count(), 0);
+    assert!(!receipt_page.contains("localStorage.setItem"));
 }
 
 /// ` onclick=`, ` onload=`… anywhere in the markup.

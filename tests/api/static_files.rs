@@ -45,6 +45,16 @@ async fn the_binary_serves_its_static_files_from_a_directory_without_any_of_them
             &include_bytes!("../../static/form.js")[..],
         ),
         (
+            "form-core.js",
+            "text/javascript; charset=utf-8",
+            &include_bytes!("../../static/form-core.js")[..],
+        ),
+        (
+            "receipt.js",
+            "text/javascript; charset=utf-8",
+            &include_bytes!("../../static/receipt.js")[..],
+        ),
+        (
             "form.css",
             "text/css; charset=utf-8",
             &include_bytes!("../../static/form.css")[..],

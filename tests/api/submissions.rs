@@ -42,7 +42,10 @@ async fn the_same_body_sent_again_is_stored_once_and_answered_200() {
     let first: Value = first.json().await.unwrap();
     assert_eq!(first["status"], "stored");
     assert_eq!(first["record_id"], hex_sha256(&response_id));
-    assert!(first.get("receipt").is_none(), "the device drew the receipt");
+    assert!(
+        first.get("receipt").is_none(),
+        "the device drew the receipt"
+    );
 
     for _ in 0..3 {
         let again = send(&app, &slug, &body).await;
@@ -86,9 +89,7 @@ async fn a_retry_after_the_survey_closed_is_still_200_and_a_new_response_is_refu
     let (token, slug, ids) = app.open_survey(&[1.0]).await;
     let (_, stored_id) = device_receipt(9);
     let (_, new_id) = device_receipt(10);
-    let body = |response_id: &str| {
-        json!({"answers": { ids[0].to_string(): 1 }, "response_id": response_id})
-    };
+    let body = |response_id: &str| json!({"answers": { ids[0].to_string(): 1 }, "response_id": response_id});
     assert_eq!(send(&app, &slug, &body(&stored_id)).await.status(), 201);
     let closed = app
         .owner_post(&token, &format!("/api/surveys/{slug}/close"))
@@ -96,7 +97,11 @@ async fn a_retry_after_the_survey_closed_is_still_200_and_a_new_response_is_refu
     assert_eq!(closed.status(), 200);
 
     let retry = send(&app, &slug, &body(&stored_id)).await;
-    assert_eq!(retry.status(), 200, "the commit's answer was lost: same body");
+    assert_eq!(
+        retry.status(),
+        200,
+        "the commit's answer was lost: same body"
+    );
     let late = send(&app, &slug, &body(&new_id)).await;
     assert_eq!(late.status(), 409);
     assert_eq!(error_code(late).await, "survey_not_open");

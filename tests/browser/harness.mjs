@@ -5,6 +5,7 @@
 // It builds nothing: `cargo build --release` first (or point DENIABLE_BIN at a binary).
 
 import { spawn, execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import net from 'node:net';
@@ -66,17 +67,18 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * Starts `deniable serve` on a fresh database in a temporary directory and waits until
  * GET /healthz answers. Returns a handle with the origin, the CLI and the owner API.
+ * `defaultLimits: true` keeps the server's default per-address submission limit; otherwise
+ * it is off, since most tests act as hundreds of respondents from one address.
  */
-export async function startServer() {
+export async function startServer({ defaultLimits = false } = {}) {
   const binary = serverBinary();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'deniable-browser-'));
   const db = path.join(dir, 'deniable.db');
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   let output = '';
-  // The tests act as hundreds of respondents from one address: no per-address rate limit.
-  const child = spawn(binary, ['serve', '--addr', `127.0.0.1:${port}`, '--db', db,
-    '--submissions-per-minute', '0'], {
+  const limits = defaultLimits ? [] : ['--submissions-per-minute', '0'];
+  const child = spawn(binary, ['serve', '--addr', `127.0.0.1:${port}`, '--db', db, ...limits], {
     cwd: REPO_ROOT,
     env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -158,6 +160,46 @@ export async function startServer() {
       const slug = match[1];
       await server.ownerPost(`/api/surveys/${slug}/open`);
       return slug;
+    },
+
+    /** GET an owner route with the bearer token; returns the parsed JSON. */
+    async ownerGet(route) {
+      const response = await fetch(`${origin}${route}`, {
+        headers: { Authorization: `Bearer ${await server.token()}` },
+      });
+      const text = await response.text();
+      if (!response.ok) throw new Error(`GET ${route}: ${response.status} ${text}`);
+      return JSON.parse(text);
+    },
+
+    /** How many responses the server holds for a survey (the owner's results, question 1's n). */
+    async responseCount(slug) {
+      const results = await server.ownerGet(`/api/surveys/${slug}/results`);
+      return Math.max(...results.questions.map((question) => question.n));
+    },
+
+    /**
+     * POST /api/surveys/{slug}/responses/lookup with a receipt: the stored reports as
+     * {"<question id>": 0|1}, or null on 404. A 429 is waited out (Retry-After).
+     */
+    async lookup(slug, receipt) {
+      for (;;) {
+        const response = await fetch(`${origin}/api/surveys/${slug}/responses/lookup`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ receipt }),
+        });
+        if (response.status === 429) {
+          await response.arrayBuffer();
+          await sleep(1000 * Number(response.headers.get('retry-after') ?? 1));
+          continue;
+        }
+        if (response.status === 404) return null;
+        const text = await response.text();
+        if (response.status !== 200) throw new Error(`lookup: ${response.status} ${text}`);
+        const found = JSON.parse(text);
+        return Object.fromEntries(found.reports.map((report) => [String(report.question_id), report.report]));
+      }
     },
 
     /** The public definition, fetched from Node (not through the page). */
@@ -271,6 +313,11 @@ export async function chooseWithMouse(page, ids, answers) {
   for (const [index, id] of ids.entries()) {
     await page.locator(`label[for="q${id}-${answers[index] === 1 ? 'yes' : 'no'}"]`).click();
   }
+}
+
+/** Lowercase hex SHA-256 of a text: what a receipt's response id must be. */
+export function sha256Hex(text) {
+  return createHash('sha256').update(text).digest('hex');
 }
 
 /**

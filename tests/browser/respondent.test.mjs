@@ -5,6 +5,7 @@
 // Run: cargo build --release && node --test tests/browser/
 
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 
 import {
@@ -14,6 +15,7 @@ import {
   problems,
   questionIds,
   serverBinary,
+  sha256Hex,
   startServer,
   submitAndWait,
   writeReport,
@@ -58,15 +60,24 @@ async function openForm(page, slug) {
   return response;
 }
 
-function assertNoProblems(log) {
-  assert.deepEqual(problems(log), { consoleErrors: [], pageErrors: [], cspViolations: [] });
+function assertNoProblems(log, { failedLoadsExpected = false } = {}) {
+  const found = problems(log);
+  // Chromium logs every 4xx/5xx answer and every dropped connection as a console error.
+  if (failedLoadsExpected) {
+    found.consoleErrors = found.consoleErrors.filter((message) => !/^Failed to load resource/.test(message.text));
+  }
+  assert.deepEqual(found, { consoleErrors: [], pageErrors: [], cspViolations: [] });
 }
 
-/** The body must be exactly {"answers": {<id>: 0|1}} over the given question ids. */
+/**
+ * The body must be exactly {"answers": {<id>: 0|1}, "response_id": "<64 hex>"} over the
+ * given question ids.
+ */
 function assertReportsOnly(rawBody, ids) {
   const body = JSON.parse(rawBody);
   assert.equal(rawBody, JSON.stringify(body), 'the POST body is plain JSON with nothing else');
-  assert.deepEqual(Object.keys(body), ['answers'], 'the POST body holds only "answers"');
+  assert.deepEqual(Object.keys(body), ['answers', 'response_id'], 'the POST body holds only "answers" and "response_id"');
+  assert.match(body.response_id, /^[0-9a-f]{64}$/, 'the response id is lowercase hex SHA-256');
   assert.deepEqual(
     Object.keys(body.answers).sort(),
     ids.map(String).sort(),
@@ -80,6 +91,16 @@ function assertReportsOnly(rawBody, ids) {
 
 function pathOf(url) {
   return new URL(url).pathname;
+}
+
+/** True for the form's POST of a response to `slug`. */
+function isSubmission(slug) {
+  return (url) => new URL(url).pathname === `/api/surveys/${slug}/responses`;
+}
+
+/** The form's localStorage entry for `slug`, parsed (null when absent). */
+async function storedState(page, slug) {
+  return JSON.parse(await page.evaluate((key) => localStorage.getItem(key), `deniable:${slug}`));
 }
 
 /**
@@ -131,20 +152,19 @@ describe('the respondent form in a real browser', () => {
       const { rawBody, receipt } = await submitAndWait(page, DEMO, { press: 'Enter' });
       const body = assertReportsOnly(rawBody, ids);
 
-      // The receipt is shown, and with it the server holds exactly the posted reports.
-      assert.match(receipt, /^\S{16,}$/, 'a receipt is shown');
+      // The receipt is shown, drawn by the device: the body carried only its hash, and with
+      // it the server holds exactly the posted reports.
+      assert.match(receipt, /^[A-Za-z0-9_-]{43}$/, 'a receipt of 43 base64url characters is shown');
+      assert.equal(body.response_id, sha256Hex(receipt), 'response_id = SHA-256 of the receipt');
+      assert.ok(!rawBody.includes(receipt), 'the receipt itself is never sent');
       assert.equal(await page.locator('#sent-reports li').count(), 3, 'the sent reports are listed');
-      const stored = await fetch(`${server.origin}/api/surveys/${DEMO}/responses/${receipt}`);
-      assert.equal(stored.status, 200);
-      const storedReports = Object.fromEntries(
-        (await stored.json()).reports.map((report) => [String(report.question_id), report.report]),
-      );
-      assert.deepEqual(storedReports, body.answers, 'the server stored what was posted');
+      assert.deepEqual(await server.lookup(DEMO, receipt), body.answers, 'the server stored what was posted');
 
       // No URL, header or cookie carries anything: the only body is the POST's.
       const allowed = new Set([
         `/s/${DEMO}`,
         '/static/form.css',
+        '/static/form-core.js',
         '/static/form.js',
         '/static/randomized_response.wasm',
         `/api/surveys/${DEMO}`,
@@ -154,6 +174,7 @@ describe('the respondent form in a real browser', () => {
         const url = new URL(entry.url);
         assert.ok(allowed.has(url.pathname), `unexpected request ${entry.method} ${entry.url}`);
         assert.equal(url.search, '', `no query string on ${entry.url}`);
+        assert.ok(!entry.url.includes(receipt), `no receipt in ${entry.url}`);
         assert.equal(url.hash, '', `no fragment on ${entry.url}`);
         if (entry.url !== `${server.origin}/api/surveys/${DEMO}/responses`) {
           assert.equal(entry.postData, null, `no body on ${entry.method} ${entry.url}`);
@@ -198,7 +219,7 @@ describe('the respondent form in a real browser', () => {
     });
   });
 
-  test('after submitting, localStorage holds only the sent reports and there are no cookies', TIMEOUT, async () => {
+  test('after submitting, localStorage holds only the sent reports and their response id, and there are no cookies', TIMEOUT, async () => {
     await withPage({}, async ({ context, page, log }) => {
       await openForm(page, DEMO);
       const ids = await questionIds(page);
@@ -212,7 +233,11 @@ describe('the respondent form in a real browser', () => {
       }));
       assert.deepEqual(Object.keys(storage.local), [`deniable:${DEMO}`], 'one localStorage entry, for this survey');
       const memo = JSON.parse(storage.local[`deniable:${DEMO}`]);
-      assert.deepEqual(memo, { reports: body.answers }, 'the entry is exactly the sent reports, no true answer');
+      assert.deepEqual(
+        memo,
+        { reports: body.answers, response_id: body.response_id },
+        'the entry is exactly the sent reports and their response id: no true answer, and once acknowledged no pending body nor receipt',
+      );
       assert.deepEqual(storage.sessionKeys, [], 'sessionStorage is empty');
       assert.equal(storage.cookie, '', 'document.cookie is empty');
       assert.deepEqual(await context.cookies(), [], 'the browser holds no cookie');
@@ -220,11 +245,10 @@ describe('the respondent form in a real browser', () => {
     });
   });
 
-  // At ε = 20 fresh coins report the chosen answers, so a revisit that flipped new coins for
-  // different answers could not re-send the first reports by chance: the check is exact.
-  test('a revisit re-sends exactly the memoized reports with a visible note, and "forget" clears them', TIMEOUT, async () => {
+  // At ε = 20 fresh coins report the chosen answers, so the check of new coins after
+  // "forget" is exact.
+  test('a revisit shows the memoized reports as already answered and sends nothing; "forget" clears them', TIMEOUT, async () => {
     const slug = await createTopEpsilonSurvey(3);
-    const memoKey = `deniable:${slug}`;
     await withPage({}, async ({ page, log }) => {
       await openForm(page, slug);
       const ids = await questionIds(page);
@@ -233,37 +257,45 @@ describe('the respondent form in a real browser', () => {
       const first = await submitAndWait(page, slug);
       assertReportsOnly(first.rawBody, ids);
 
-      // Revisit: different answers, the same reports.
+      // Revisit: "already answered" with the stored reports, no way to send, nothing sent.
       await page.reload();
-      await page.locator('#submit-button:enabled').waitFor();
-      assert.ok(await page.locator('#memo-note').isVisible(), 'the memo note is shown on a revisit');
-      await chooseWithMouse(page, ids, [0, 0, 1]);
-      const second = await submitAndWait(page, slug);
-      assert.equal(second.rawBody, first.rawBody, 'the revisit re-sent exactly the memoized reports');
-      assert.notEqual(second.receipt, first.receipt, 'each submission has its own receipt');
+      await page.locator('#memo-note').waitFor({ state: 'visible' });
+      assert.deepEqual(
+        await page.locator('#memo-reports li').allTextContents(),
+        ids.map((_, index) => `${index + 1}. Control question ${index + 1}? — reported: ${[1, 1, 0][index] ? 'Yes' : 'No'}`),
+        'the stored reports are listed',
+      );
+      for (const id of ids) {
+        assert.ok(await page.locator(`#q${id}-yes`).isDisabled(), 'the choices are disabled');
+        assert.ok(await page.locator(`#q${id}-no`).isDisabled());
+      }
+      assert.ok(await page.locator('#submit-button').isHidden(), 'no send button');
+      assert.ok(await page.locator('#memo-clear').isVisible(), 'the "forget" button is there');
+      await page.waitForLoadState('networkidle');
+      assert.equal(log.requests.filter((entry) => entry.method === 'POST').length, 1, 'the revisit sent nothing');
 
-      // Forget: the note goes, the storage entry too, and new coins are flipped next time.
-      await page.reload();
-      await page.locator('#submit-button:enabled').waitFor();
-      assert.ok(await page.locator('#memo-note').isVisible());
+      // Forget: the note and the storage entry go, and the next answers flip new coins.
       await page.locator('#memo-clear').click();
       await page.locator('#memo-note').waitFor({ state: 'hidden' });
-      assert.equal(await page.evaluate((key) => localStorage.getItem(key), memoKey), null);
-      assert.match(await page.locator('#form-status').textContent(), /forgotten/i);
+      assert.equal(await storedState(page, slug), null);
+      assert.match(await page.locator('#form-status').textContent(), /forgot/i);
+      await page.locator('#submit-button:enabled').waitFor();
       await chooseWithMouse(page, ids, [0, 0, 1]);
-      const third = await submitAndWait(page, slug);
-      assertReportsOnly(third.rawBody, ids);
+      const second = await submitAndWait(page, slug);
+      assertReportsOnly(second.rawBody, ids);
       assert.deepEqual(
-        third.body.answers,
+        second.body.answers,
         Object.fromEntries(ids.map((id, index) => [String(id), [0, 0, 1][index]])),
         'after forgetting, new coins were flipped for the new answers',
       );
+      assert.notEqual(second.receipt, first.receipt, 'with a new receipt');
+      assert.notEqual(second.body.response_id, first.body.response_id);
       assert.deepEqual(
-        JSON.parse(await page.evaluate((key) => localStorage.getItem(key), memoKey)),
-        { reports: third.body.answers },
+        await storedState(page, slug),
+        { reports: second.body.answers, response_id: second.body.response_id },
         'and the new reports are memoized',
       );
-      assert.equal(log.requests.filter((entry) => entry.method === 'POST').length, 3);
+      assert.equal(log.requests.filter((entry) => entry.method === 'POST').length, 2);
       assertNoProblems(log);
     });
   });
@@ -277,8 +309,8 @@ describe('the respondent form in a real browser', () => {
       const randomness = await page.evaluate(() => ({ ...window.__deniableRandomness }));
       assert.equal(randomness.mathRandomCalls, 0, 'Math.random was never called');
       assert.ok(
-        randomness.getRandomValuesBytes.includes(32),
-        `crypto.getRandomValues was called for 32 bytes (calls: ${JSON.stringify(randomness.getRandomValuesBytes)})`,
+        randomness.getRandomValuesBytes.filter((bytes) => bytes === 32).length >= 2,
+        `crypto.getRandomValues was called for 32 bytes of receipt and 32 of seed (calls: ${JSON.stringify(randomness.getRandomValuesBytes)})`,
       );
       // The recorder itself works: one call from the test is counted.
       const counted = await page.evaluate(() => {
@@ -298,7 +330,7 @@ describe('the respondent form in a real browser', () => {
       await submitAndWait(page, DEMO);
       await page.waitForLoadState('networkidle');
 
-      assert.ok(log.requests.length >= 6, 'the page, style, script, wasm, definition and POST were seen');
+      assert.ok(log.requests.length >= 7, 'the page, style, scripts, wasm, definition and POST were seen');
       for (const entry of log.requests) {
         assert.ok(entry.url.startsWith(`${server.origin}/`), `request to another origin: ${entry.url}`);
       }
@@ -349,8 +381,8 @@ describe('the respondent form in a real browser', () => {
       await page.waitForLoadState('networkidle');
       assert.deepEqual(
         log.requests.map((entry) => `${entry.method} ${pathOf(entry.url)}`).sort(),
-        [`GET /s/${DEMO}`, 'GET /static/form.css', 'GET /static/form.js'],
-        'nothing but the page, its stylesheet and its script was requested',
+        [`GET /s/${DEMO}`, 'GET /static/form-core.js', 'GET /static/form.css', 'GET /static/form.js'],
+        'nothing but the page, its stylesheet and its scripts was requested',
       );
       assertNoProblems(log);
     });
@@ -384,6 +416,191 @@ describe('the respondent form in a real browser', () => {
       assert.ok(bodies > 0);
       assert.ok(bodies < TRANSFER_BOUND_BYTES, `${bodies} bytes is under ${TRANSFER_BOUND_BYTES}`);
       assertNoProblems(log);
+    });
+  });
+  test('429, then 503, then an answer lost after the commit: the same body four times and one stored response', TIMEOUT, async () => {
+    await withPage({}, async ({ page, log }) => {
+      const before = await server.responseCount(DEMO);
+      const bodies = [];
+      const serverStatuses = [];
+      await page.route(isSubmission(DEMO), async (route) => {
+        bodies.push(route.request().postData());
+        if (bodies.length === 1) {
+          return route.fulfill({
+            status: 429,
+            headers: { 'Retry-After': '1' },
+            contentType: 'application/json',
+            body: JSON.stringify({ error: { code: 'too_many_requests', message: 'Too many submissions; retry later.' } }),
+          });
+        }
+        if (bodies.length === 2) {
+          return route.fulfill({
+            status: 503,
+            contentType: 'application/json',
+            body: JSON.stringify({ error: { code: 'unavailable', message: 'Busy.' } }),
+          });
+        }
+        // The third reaches the server and is committed, but its answer never comes back;
+        // the fourth goes through.
+        const response = await route.fetch();
+        serverStatuses.push(response.status());
+        if (bodies.length === 3) return route.abort('connectionreset');
+        return route.fulfill({ response });
+      });
+
+      await openForm(page, DEMO);
+      const ids = await questionIds(page);
+      await chooseWithMouse(page, ids, [1, 0, 1]);
+      await page.locator('#submit-button').click();
+      await page.locator('#form-status', { hasText: /Busy \(the server answered 429\), retrying in \d+ s/ }).waitFor();
+      await page.locator('#submitted').waitFor({ state: 'visible', timeout: 30_000 });
+
+      assert.equal(bodies.length, 4, 'four POSTs');
+      for (const body of bodies) assert.equal(body, bodies[0], 'every retry sent the byte-identical body');
+      assert.deepEqual(serverStatuses, [201, 200], 'stored by the third, recognised by the fourth');
+      const body = assertReportsOnly(bodies[0], ids);
+      const receipt = (await page.locator('#receipt').textContent()).trim();
+      assert.equal(body.response_id, sha256Hex(receipt), 'the receipt shown is the one the body was made with');
+      assert.equal(await server.responseCount(DEMO), before + 1, 'the server holds exactly one new response');
+      assert.deepEqual(await server.lookup(DEMO, receipt), body.answers, 'holding the first randomization');
+      assert.deepEqual(await storedState(page, DEMO), { reports: body.answers, response_id: body.response_id });
+      assert.equal(log.requests.filter((entry) => entry.method === 'POST').length, 4);
+      assertNoProblems(log, { failedLoadsExpected: true });
+    });
+  });
+
+  test('a pending body left by a closed page is re-sent unchanged on the next load', TIMEOUT, async () => {
+    const slug = await createTopEpsilonSurvey(3);
+    await withPage({}, async ({ page, log }) => {
+      // Until the page is reloaded every POST fails before reaching the server.
+      const bodies = [];
+      let reloaded = false;
+      let firstAfterReload = Infinity;
+      let firstPost;
+      const posted = new Promise((resolve) => (firstPost = resolve));
+      let statusDuringResend = null;
+      let radiosDisabledDuringResend = null;
+      await page.route(isSubmission(slug), async (route) => {
+        bodies.push(route.request().postData());
+        firstPost();
+        if (!reloaded) return route.abort('internetdisconnected');
+        firstAfterReload = Math.min(firstAfterReload, bodies.length - 1);
+        statusDuringResend = await page.locator('#form-status').textContent();
+        radiosDisabledDuringResend = await page.locator('#survey-form input[type=radio]:enabled').count() === 0;
+        return route.continue();
+      });
+      await openForm(page, slug);
+      const ids = await questionIds(page);
+      await chooseWithMouse(page, ids, [0, 1, 1]);
+      await page.locator('#submit-button').click();
+      await posted;
+      const pending = await storedState(page, slug);
+      assert.equal(pending.pending.body, bodies[0], 'the pending body is the exact text posted');
+      assert.equal(pending.response_id, sha256Hex(pending.pending.receipt));
+
+      // The respondent leaves before the retry; the next visit sends the same text at once.
+      // From the moment the new document replaces the old one (whose retries die with it).
+      page.once('framenavigated', () => (reloaded = true));
+      await page.reload();
+      await page.locator('#submitted').waitFor({ state: 'visible' });
+      assert.equal(bodies.filter((_, at) => at >= firstAfterReload).length, 1, 'one POST after the reload');
+      for (const body of bodies) assert.equal(body, bodies[0], 'the stored body was re-sent unchanged');
+      assert.match(statusDuringResend, /Sending your stored answers/);
+      assert.ok(radiosDisabledDuringResend, 'nothing can be chosen while the stored answers are sent');
+      assert.equal((await page.locator('#receipt').textContent()).trim(), pending.pending.receipt);
+      assert.equal(await server.responseCount(slug), 1);
+      assert.deepEqual(await server.lookup(slug, pending.pending.receipt), pending.reports);
+      assert.deepEqual(await storedState(page, slug), { reports: pending.reports, response_id: pending.response_id });
+      assertNoProblems(log, { failedLoadsExpected: true });
+    });
+  });
+
+  test('the Sent page explains the reports, offers the receipt once (copy, download, link) and can forget', TIMEOUT, async () => {
+    await withPage({}, async ({ context, page, log }) => {
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.origin });
+      await openForm(page, DEMO);
+      const ids = await questionIds(page);
+      await chooseWithMouse(page, ids, [0, 1, 0]);
+      const { receipt } = await submitAndWait(page, DEMO);
+
+      const sent = page.locator('#submitted');
+      assert.match(await sent.innerText(), /may differ from your true answer/);
+      assert.match(await sent.innerText(), /shown only this once/);
+      const link = page.locator('#receipt-link');
+      assert.equal(await link.getAttribute('href'), `/s/${DEMO}/receipt`);
+      assert.match(await link.innerText(), /view or withdraw your response/i);
+
+      await page.locator('#receipt-copy').click();
+      await page.locator('#receipt-status', { hasText: 'Copied.' }).waitFor();
+      assert.equal(await page.evaluate(() => navigator.clipboard.readText()), receipt, 'the receipt was copied');
+
+      const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#receipt-download').click()]);
+      assert.equal(download.suggestedFilename(), `deniable-receipt-${DEMO}.txt`);
+      const text = await readFile(await download.path(), 'utf8');
+      assert.ok(text.split('\n').includes(receipt), 'the downloaded file holds the receipt on a line of its own');
+      assert.ok(text.includes(`${server.origin}/s/${DEMO}/receipt`));
+
+      assert.ok(await storedState(page, DEMO), 'the memo is kept until the respondent says otherwise');
+      await page.locator('#sent-forget').click();
+      await page.locator('#receipt-status', { hasText: /forgot/ }).waitFor();
+      assert.equal(await storedState(page, DEMO), null, '"forget" removed everything of this survey');
+
+      // Shown once: a revisit neither shows the receipt nor remembers the survey.
+      await page.reload();
+      await page.locator('#submit-button:enabled').waitFor();
+      assert.ok(await page.locator('#memo-note').isHidden());
+      assert.equal((await page.locator('#receipt').textContent()).trim(), '');
+      assertNoProblems(log);
+    });
+  });
+
+  test('withdrawing on the receipt page drops the pending body of that response on this device', TIMEOUT, async () => {
+    const slug = await createTopEpsilonSurvey(2);
+    await withPage({}, async ({ context, page, log }) => {
+      // The first POST is committed but its answer is lost; the retry waits for the withdrawal.
+      let releaseRetry;
+      const retryMayGo = new Promise((resolve) => (releaseRetry = resolve));
+      let firstLost;
+      const lost = new Promise((resolve) => (firstLost = resolve));
+      const served = [];
+      await page.route(isSubmission(slug), async (route) => {
+        if (served.length > 0) await retryMayGo;
+        const response = await route.fetch();
+        served.push(response.status());
+        if (served.length > 1) return route.fulfill({ response });
+        await route.abort('connectionreset');
+        firstLost();
+      });
+      await openForm(page, slug);
+      const ids = await questionIds(page);
+      await chooseWithMouse(page, ids, [1, 0]);
+      await page.locator('#submit-button').click();
+      await lost;
+      const before = await storedState(page, slug);
+      assert.ok(before.pending, 'the page still holds the pending body');
+
+      const receiptPage = await context.newPage();
+      await receiptPage.goto(`${server.origin}/s/${slug}/receipt`);
+      await receiptPage.locator('#receipt-input').fill(before.pending.receipt);
+      await receiptPage.locator('button[name="action"][value="withdraw"]').click();
+      await receiptPage.locator('#withdrawn').waitFor();
+      await receiptPage.locator('#withdrawn-device-note', { hasText: /dropped/ }).waitFor();
+      assert.deepEqual(
+        await storedState(receiptPage, slug),
+        { reports: before.reports, response_id: before.response_id },
+        'the pending body is gone, the memo stays',
+      );
+      assert.equal(await receiptPage.evaluate(() => sessionStorage.getItem('deniable:withdrawing')), null);
+      assert.equal(await server.lookup(slug, before.pending.receipt), null, 'withdrawn on the server');
+
+      // The page that was still retrying sends its copy once more: refused for good (410).
+      releaseRetry();
+      await page.locator('#form-status.error').waitFor();
+      assert.deepEqual(served, [201, 410]);
+      assert.equal(await server.responseCount(slug), 0);
+      assert.equal((await storedState(page, slug)).pending, undefined);
+      await receiptPage.close();
+      assertNoProblems(log, { failedLoadsExpected: true });
     });
   });
 });

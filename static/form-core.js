@@ -1,0 +1,351 @@
+// Deniable's respondent logic without the page: drawing the receipt, the response id,
+// randomizing, the state kept in localStorage and sending with automatic retries. A plain
+// script (the CSP allows only 'self' scripts, and there is no bundler) that defines
+// globalThis.DeniableCore. Every function takes what it touches as arguments (fetch, the
+// storage, crypto.getRandomValues, the WebAssembly exports, sleep, a clock), so the tests
+// run this very file in Node.js for hundreds of simulated devices.
+//
+// Privacy (DESIGN invariants 1, 2, 6, 9): true answers only pass through `prepare` into the
+// mechanism's buffer, which is zeroed; what is stored is the reports, the response id and,
+// until the server acknowledges it, the pending body with its receipt. Randomness comes from
+// crypto.getRandomValues only, for the coins, the receipt and the backoff jitter alike.
+"use strict";
+
+(function (global) {
+  const SEED_BYTES = 32; // the device's half of the mechanism's seed
+  const RECEIPT_BYTES = 32; // 43 characters of base64url without padding
+  const DIGEST_BYTES = 32;
+  const ENTRY_BYTES = 16; // per question: f64 ε, truth byte at +8, report byte at +9
+  const INPUT_OFFSET = 64; // after device bytes [0, 32) and server nonce [32, 64)
+  const STORAGE_PREFIX = "deniable:";
+  const RECEIPT_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+  const RESPONSE_ID_PATTERN = /^[0-9a-f]{64}$/;
+
+  // Backoff with full jitter: the k-th retry waits a uniform time in [0, min(cap, base·2^(k-1))],
+  // on top of any Retry-After. With a 16 s cap a device whose first try is refused is
+  // stored well within a minute once the server has room, and a crowd behind one address
+  // spreads out instead of returning in step.
+  const BACKOFF_BASE_MS = 1000;
+  const BACKOFF_CAP_MS = 16000;
+
+  // Statuses after which the same body may succeed later: the server was busy or failing.
+  function isTransient(status) {
+    return status === 408 || status === 429 || status >= 500;
+  }
+
+  function storageKey(slug) {
+    return STORAGE_PREFIX + slug;
+  }
+
+  const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+  function base64url(bytes) {
+    let text = "";
+    for (let i = 0; i < bytes.length; i += 3) {
+      const chunk = (bytes[i] << 16) | ((bytes[i + 1] || 0) << 8) | (bytes[i + 2] || 0);
+      const chars = Math.min(4, Math.ceil(((bytes.length - i) * 8) / 6));
+      for (let c = 0; c < chars; c++) text += BASE64URL[(chunk >> (18 - 6 * c)) & 63];
+    }
+    return text;
+  }
+
+  function hex(bytes) {
+    let text = "";
+    for (const byte of bytes) text += (byte < 16 ? "0" : "") + byte.toString(16);
+    return text;
+  }
+
+  function hexToBytes(text, length) {
+    if (typeof text !== "string" || text.length !== 2 * length || !/^[0-9a-f]*$/.test(text)) {
+      throw new Error("malformed hex from the server");
+    }
+    const bytes = new Uint8Array(length);
+    for (let i = 0; i < length; i++) bytes[i] = parseInt(text.substr(2 * i, 2), 16);
+    return bytes;
+  }
+
+  /** A fresh receipt: 32 bytes from getRandomValues, base64url without padding (43 chars). */
+  function drawReceipt(getRandomValues) {
+    const bytes = new Uint8Array(RECEIPT_BYTES);
+    getRandomValues(bytes);
+    const receipt = base64url(bytes);
+    bytes.fill(0);
+    return receipt;
+  }
+
+  function isReceipt(text) {
+    return typeof text === "string" && RECEIPT_PATTERN.test(text);
+  }
+
+  /**
+   * The response id of a receipt: lowercase hex SHA-256 of its 43 ASCII characters,
+   * computed by the WebAssembly module (crypto.subtle is missing on plain HTTP).
+   */
+  function responseIdOf(mechanism, receipt) {
+    if (!isReceipt(receipt)) throw new Error("not a receipt");
+    const base = mechanism.rr_buffer();
+    let buffer = new Uint8Array(mechanism.memory.buffer, base, RECEIPT_BYTES + 16);
+    for (let i = 0; i < receipt.length; i++) buffer[i] = receipt.charCodeAt(i);
+    const status = mechanism.rr_sha256(receipt.length);
+    buffer = new Uint8Array(mechanism.memory.buffer, base, RECEIPT_BYTES + 16); // memory may have grown
+    const digest = hex(buffer.subarray(0, DIGEST_BYTES));
+    buffer.fill(0); // the receipt is a secret: leave no copy in the module
+    if (status !== DIGEST_BYTES) throw new Error("the mechanism refused to hash (" + status + ")");
+    return digest;
+  }
+
+  /**
+   * answers: [{ epsilon, truth: 0|1 }] in question order → reports [0|1]. The device's
+   * 32 bytes come from getRandomValues and are mixed with the server's nonce by the module.
+   */
+  function randomize(mechanism, getRandomValues, nonceHex, answers) {
+    const nonce = hexToBytes(nonceHex, SEED_BYTES);
+    const base = mechanism.rr_buffer();
+    const size = INPUT_OFFSET + ENTRY_BYTES * answers.length;
+    let view = new DataView(mechanism.memory.buffer, base, size);
+    const device = new Uint8Array(SEED_BYTES);
+    getRandomValues(device);
+    for (let i = 0; i < SEED_BYTES; i++) {
+      view.setUint8(i, device[i]);
+      view.setUint8(SEED_BYTES + i, nonce[i]);
+    }
+    device.fill(0);
+    answers.forEach(function (answer, i) {
+      const at = INPUT_OFFSET + ENTRY_BYTES * i;
+      view.setFloat64(at, answer.epsilon, true);
+      view.setUint8(at + 8, answer.truth);
+      view.setUint8(at + 9, 0);
+    });
+    const status = mechanism.rr_randomize(answers.length);
+    view = new DataView(mechanism.memory.buffer, base, size); // memory may have grown
+    const reports = answers.map(function (_, i) {
+      return view.getUint8(INPUT_OFFSET + ENTRY_BYTES * i + 9);
+    });
+    new Uint8Array(mechanism.memory.buffer, base, size).fill(0); // forget truths and seed
+    if (status !== answers.length) throw new Error("the mechanism refused the input (" + status + ")");
+    return reports;
+  }
+
+  // --- the state in localStorage, key "deniable:<slug>":
+  // {"reports": {"<qid>": 0|1}, "response_id": "<hex>", "pending": {"body": "...", "receipt": "..."}}
+  // `pending` lives from just before the first POST until the server acknowledges it.
+
+  function validReports(reports) {
+    if (!reports || typeof reports !== "object" || Array.isArray(reports)) return null;
+    const valid = {};
+    for (const [id, report] of Object.entries(reports)) {
+      if (report !== 0 && report !== 1) return null;
+      valid[id] = report;
+    }
+    return Object.keys(valid).length > 0 ? valid : null;
+  }
+
+  /** The stored state, or null when there is none or it is not one this code wrote. */
+  function readState(storage, slug) {
+    let stored;
+    try {
+      stored = JSON.parse(storage.getItem(storageKey(slug)));
+    } catch (_) {
+      return null;
+    }
+    if (!stored || typeof stored !== "object") return null;
+    const reports = validReports(stored.reports);
+    if (!reports || typeof stored.response_id !== "string" || !RESPONSE_ID_PATTERN.test(stored.response_id)) {
+      return null;
+    }
+    const state = { reports: reports, response_id: stored.response_id };
+    const pending = stored.pending;
+    if (pending && typeof pending.body === "string" && isReceipt(pending.receipt)) {
+      state.pending = { body: pending.body, receipt: pending.receipt };
+    }
+    return state;
+  }
+
+  /** Writes the state; false when storage refuses (disabled, full), which the caller may say. */
+  function writeState(storage, slug, state) {
+    try {
+      storage.setItem(storageKey(slug), JSON.stringify(state));
+      return true;
+    } catch (_) {
+      return false;
+    }
+  }
+
+  /** "Forget this survey on this device": everything the form kept for it. */
+  function forget(storage, slug) {
+    try {
+      storage.removeItem(storageKey(slug));
+    } catch (_) {
+      // Storage disabled: nothing was kept.
+    }
+  }
+
+  /** Keeps the memo (reports, response id) and drops the pending body, if still the same response. */
+  function dropPending(storage, slug, responseId) {
+    const state = readState(storage, slug);
+    if (!state || state.response_id !== responseId || !state.pending) return false;
+    delete state.pending;
+    writeState(storage, slug, state);
+    return true;
+  }
+
+  /** The exact text POSTed, and re-sent unchanged on every retry. */
+  function pendingBody(reports, responseId, invitation) {
+    const body = { answers: reports, response_id: responseId };
+    if (invitation) body.invitation = invitation;
+    return JSON.stringify(body);
+  }
+
+  /**
+   * Fixes the reports before anything is sent: draws the receipt, computes the response id,
+   * randomizes the answers (truths are passed to the mechanism and forgotten) and writes the
+   * pending state. answers: [{ id, epsilon, truth: 0|1 }] in question order.
+   * Returns the state ({reports, response_id, pending}) and whether it could be stored.
+   */
+  function prepare(deps, slug, nonceHex, answers, invitation) {
+    const receipt = drawReceipt(deps.getRandomValues);
+    const responseId = responseIdOf(deps.mechanism, receipt);
+    const randomized = randomize(deps.mechanism, deps.getRandomValues, nonceHex, answers);
+    const reports = {};
+    answers.forEach(function (answer, i) {
+      reports[String(answer.id)] = randomized[i];
+    });
+    const state = {
+      reports: reports,
+      response_id: responseId,
+      pending: { body: pendingBody(reports, responseId, invitation), receipt: receipt },
+    };
+    const stored = writeState(deps.storage, slug, state);
+    return { state: state, stored: stored };
+  }
+
+  /** A uniform integer in [0, bound] from getRandomValues (bound < 2^32). */
+  function uniformUpTo(getRandomValues, bound) {
+    const word = new Uint32Array(1);
+    getRandomValues(word);
+    return Math.floor((word[0] / 4294967296) * (bound + 1));
+  }
+
+  /** The wait before retry number `attempt` (1, 2, …): full jitter under a capped exponential. */
+  function backoffDelay(getRandomValues, attempt) {
+    const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * Math.pow(2, Math.min(attempt - 1, 30)));
+    return uniformUpTo(getRandomValues, ceiling);
+  }
+
+  /** Retry-After in milliseconds (seconds or an HTTP date), 0 when absent or unreadable. */
+  function retryAfterMs(value, now) {
+    if (!value) return 0;
+    if (/^\s*\d+\s*$/.test(value)) return 1000 * parseInt(value, 10);
+    const date = Date.parse(value);
+    return Number.isNaN(date) ? 0 : Math.max(0, date - now);
+  }
+
+  async function errorOf(response) {
+    try {
+      const body = await response.json();
+      if (body && body.error) return { code: body.error.code || null, message: body.error.message || null };
+    } catch (_) {
+      // not JSON
+    }
+    return { code: null, message: null };
+  }
+
+  /**
+   * Requests until the server gives a definitive answer: after a 429 (its Retry-After plus
+   * jitter), a 408, a 5xx or a network error it waits (backoff with full jitter) and sends
+   * exactly the same request again, calling deps.onRetry({attempt, delayMs, status}) first
+   * (status null for a network error). Returns {response, attempts}; response is null
+   * only when deps.maxAttempts (default: no limit) ran out on network errors.
+   */
+  async function fetchPatiently(deps, url, init) {
+    const maxAttempts = deps.maxAttempts || Infinity;
+    for (let attempt = 1; ; attempt++) {
+      let response = null;
+      try {
+        response = await deps.fetch(url, init);
+      } catch (_) {
+        response = null; // the network failed, or the answer was lost: the server may have it
+      }
+      if ((response && !isTransient(response.status)) || attempt >= maxAttempts) {
+        return { response: response, attempts: attempt };
+      }
+      let delayMs = backoffDelay(deps.getRandomValues, attempt);
+      if (response && response.status === 429) {
+        delayMs += retryAfterMs(response.headers.get("Retry-After"), deps.now());
+      }
+      if (response && response.body && response.body.cancel) {
+        response.body.cancel().catch(function () {});
+      }
+      if (deps.onRetry) deps.onRetry({ attempt: attempt, delayMs: delayMs, status: response ? response.status : null });
+      await deps.sleep(delayMs);
+    }
+  }
+
+  /**
+   * POSTs pending.body, retrying as fetchPatiently does, until the server answers for good.
+   * On 200/201 the pending body is dropped and the memo kept:
+   * {outcome: "stored", status, recordId, receipt, attempts}. On any other definitive status
+   * it stops and drops the pending body: {outcome: "refused", status, code, message, attempts}.
+   * deps: {fetch, storage, getRandomValues, sleep(ms), now(), onRetry?, maxAttempts?}.
+   */
+  async function send(deps, slug, state) {
+    const pending = state.pending;
+    const { response, attempts } = await fetchPatiently(deps, "/api/surveys/" + encodeURIComponent(slug) + "/responses", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: pending.body,
+      cache: "no-store",
+      credentials: "omit",
+    });
+    if (!response || isTransient(response.status)) {
+      // Only with maxAttempts: the pending body stays for the next page load.
+      return { outcome: "gave-up", status: response ? response.status : null, attempts: attempts };
+    }
+    if (response.status >= 200 && response.status < 300) {
+      let recordId = null;
+      try {
+        recordId = (await response.json()).record_id || null;
+      } catch (_) {
+        // stored all the same
+      }
+      dropPending(deps.storage, slug, state.response_id);
+      return { outcome: "stored", status: response.status, recordId: recordId, receipt: pending.receipt, attempts: attempts };
+    }
+    const error = await errorOf(response);
+    dropPending(deps.storage, slug, state.response_id);
+    return { outcome: "refused", status: response.status, code: error.code, message: error.message, attempts: attempts };
+  }
+
+  /** GET /api/surveys/{slug}: the public definition with a fresh nonce (retried like a POST). */
+  async function fetchDefinition(deps, slug) {
+    const { response } = await fetchPatiently(deps, "/api/surveys/" + encodeURIComponent(slug), {
+      cache: "no-store",
+      credentials: "omit",
+    });
+    if (!response || !response.ok) {
+      throw new Error("Cannot load the survey (" + (response ? response.status : "no answer") + "); nothing was sent.");
+    }
+    return response.json();
+  }
+
+  global.DeniableCore = Object.freeze({
+    BACKOFF_BASE_MS: BACKOFF_BASE_MS,
+    BACKOFF_CAP_MS: BACKOFF_CAP_MS,
+    storageKey: storageKey,
+    base64url: base64url,
+    drawReceipt: drawReceipt,
+    isReceipt: isReceipt,
+    responseIdOf: responseIdOf,
+    randomize: randomize,
+    readState: readState,
+    writeState: writeState,
+    forget: forget,
+    dropPending: dropPending,
+    pendingBody: pendingBody,
+    prepare: prepare,
+    backoffDelay: backoffDelay,
+    retryAfterMs: retryAfterMs,
+    send: send,
+    fetchDefinition: fetchDefinition,
+  });
+})(globalThis);

@@ -1,0 +1,350 @@
+// The respondent logic of static/form-core.js, run by Node.js exactly as the browser runs it
+// (node:vm, one context per device with its own in-memory localStorage, crypto's
+// getRandomValues and the committed WebAssembly module):
+//  - its pieces against known values and a scripted fetch (429, 5xx, lost answers, refusals);
+//  - 500 simulated devices behind one address (127.0.0.1) against the release server with
+//    its DEFAULT limits, arriving evenly over 60 s: all stored within 120 s of the first, none
+//    lost, and each device's stored reports are its first randomization; and the same 500
+//    arriving within 2 s, beyond the limit's burst, so that the automatic retries carry them.
+//
+// Run: cargo build --release && node --test tests/browser/
+
+import assert from 'node:assert/strict';
+import { createHash, webcrypto } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import vm from 'node:vm';
+
+import { REPO_ROOT, serverBinary, startServer, writeReport } from './harness.mjs';
+
+const CORE_SOURCE = await readFile(path.join(REPO_ROOT, 'static', 'form-core.js'), 'utf8');
+const WASM_MODULE = await WebAssembly.compile(
+  await readFile(path.join(REPO_ROOT, 'static', 'randomized_response.wasm')),
+);
+
+const DEVICES = 500;
+const ARRIVAL_WINDOW_MS = 60_000;
+const BURST_WINDOW_MS = 2_000;
+const STORED_WITHIN_MS = 120_000;
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const sha256Hex = (text) => createHash('sha256').update(text).digest('hex');
+/** A value made in a device's context, as a plain value of this realm (for deepEqual). */
+const plain = (value) => JSON.parse(JSON.stringify(value));
+
+/** localStorage's interface over a Map: one per device. */
+function memoryStorage() {
+  const items = new Map();
+  return {
+    getItem: (key) => (items.has(key) ? items.get(key) : null),
+    setItem: (key, value) => void items.set(key, String(value)),
+    removeItem: (key) => void items.delete(key),
+    get length() {
+      return items.size;
+    },
+    keys: () => [...items.keys()],
+  };
+}
+
+/**
+ * A device: a fresh vm context holding fetch (to `origin`, recording every POST body), its
+ * own localStorage, crypto.getRandomValues and an instance of the committed module, in which
+ * form-core.js runs as the page's script. Math.random throws there: the core must not use it.
+ */
+async function newDevice({ fetchImpl = fetch, origin = '' } = {}) {
+  const localStorage = memoryStorage();
+  const posted = [];
+  const deviceFetch = async (url, init = {}) => {
+    if (init.method === 'POST') posted.push(init.body);
+    return fetchImpl(origin + url, init);
+  };
+  const getRandomValues = (array) => webcrypto.getRandomValues(array);
+  const context = vm.createContext({
+    fetch: deviceFetch,
+    localStorage,
+    crypto: { getRandomValues },
+    console,
+  });
+  vm.runInContext('Math.random = () => { throw new Error("Math.random was called"); };', context);
+  vm.runInContext(CORE_SOURCE, context, { filename: 'static/form-core.js' });
+  const { exports: mechanism } = await WebAssembly.instantiate(WASM_MODULE, {});
+  const retries = [];
+  const deps = {
+    fetch: context.fetch,
+    storage: context.localStorage,
+    getRandomValues: context.crypto.getRandomValues,
+    mechanism,
+    sleep,
+    now: () => Date.now(),
+    onRetry: (retry) => retries.push(retry),
+  };
+  return { core: context.DeniableCore, deps, localStorage, posted, retries };
+}
+
+/** A scripted server: each POST gets the next answer (a Response, or an Error to throw). */
+function scriptedFetch(answers) {
+  let next = 0;
+  return async () => {
+    const answer = answers[Math.min(next++, answers.length - 1)];
+    if (answer instanceof Error) throw answer;
+    return answer;
+  };
+}
+
+function jsonResponse(status, body, headers = {}) {
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
+}
+
+const ANSWERS = [
+  { id: 1, epsilon: 1, truth: 1 },
+  { id: 2, epsilon: 20, truth: 0 },
+  { id: 3, epsilon: 0.5, truth: 1 },
+];
+const NONCE = '5a'.repeat(32);
+
+describe('form-core.js on its own', () => {
+  test('receipts are 43 base64url characters and their response ids are SHA-256 of the text', async () => {
+    const { core, deps } = await newDevice();
+    const seen = new Set();
+    for (let draw = 0; draw < 200; draw++) {
+      const receipt = core.drawReceipt(deps.getRandomValues);
+      assert.match(receipt, /^[A-Za-z0-9_-]{43}$/);
+      assert.equal(Buffer.from(receipt, 'base64url').length, 32);
+      assert.equal(core.responseIdOf(deps.mechanism, receipt), sha256Hex(receipt));
+      seen.add(receipt);
+    }
+    assert.equal(seen.size, 200, 'no receipt repeats');
+    for (let length = 0; length < 70; length++) {
+      const bytes = webcrypto.getRandomValues(new Uint8Array(length));
+      assert.equal(core.base64url(bytes), Buffer.from(bytes).toString('base64url'), `length ${length}`);
+    }
+    assert.throws(() => core.responseIdOf(deps.mechanism, 'too short'));
+  });
+
+  test('prepare fixes reports, receipt and body before sending, and stores no true answer', async () => {
+    const { core, deps, localStorage } = await newDevice();
+    const prepared = core.prepare(deps, 'quiz', NONCE, ANSWERS.map((answer) => ({ ...answer })), null);
+    assert.ok(prepared.stored);
+    const state = plain(prepared.state);
+    const body = JSON.parse(state.pending.body);
+    assert.deepEqual(Object.keys(body), ['answers', 'response_id']);
+    assert.deepEqual(body.answers, state.reports);
+    assert.equal(body.answers['2'], 0, 'ε = 20 reports the truth');
+    assert.equal(state.response_id, sha256Hex(state.pending.receipt));
+    assert.equal(body.response_id, state.response_id);
+    assert.deepEqual(localStorage.keys(), ['deniable:quiz']);
+    assert.deepEqual(JSON.parse(localStorage.getItem('deniable:quiz')), state);
+    assert.doesNotMatch(localStorage.getItem('deniable:quiz'), /truth|epsilon/);
+    assert.deepEqual(plain(core.readState(localStorage, 'quiz')), state);
+
+    const invited = core.prepare(deps, 'invited', NONCE, ANSWERS.map((answer) => ({ ...answer })), 'code-123');
+    assert.deepEqual(Object.keys(JSON.parse(invited.state.pending.body)), ['answers', 'response_id', 'invitation']);
+  });
+
+  test('send retries 429 (after Retry-After), 503 and network errors with the same body', async () => {
+    const recordId = 'ab'.repeat(32);
+    const { core, deps, localStorage, posted, retries } = await newDevice({
+      fetchImpl: scriptedFetch([
+        jsonResponse(429, { error: { code: 'too_many_requests' } }, { 'Retry-After': '2' }),
+        jsonResponse(503, { error: { code: 'unavailable' } }),
+        new TypeError('fetch failed'),
+        jsonResponse(200, { status: 'stored', record_id: recordId }),
+      ]),
+    });
+    const slept = [];
+    deps.sleep = async (ms) => void slept.push(ms);
+    const state = plain(core.prepare(deps, 'quiz', NONCE, ANSWERS.map((answer) => ({ ...answer })), null).state);
+    const outcome = plain(await core.send(deps, 'quiz', state));
+    assert.equal(outcome.outcome, 'stored');
+    assert.equal(outcome.status, 200);
+    assert.equal(outcome.recordId, recordId);
+    assert.equal(outcome.receipt, state.pending.receipt);
+    assert.equal(outcome.attempts, 4);
+    assert.equal(posted.length, 4);
+    for (const body of posted) assert.equal(body, state.pending.body, 'every retry re-sends the exact text');
+    assert.deepEqual(plain(retries.map((retry) => retry.status)), [429, 503, null]);
+    assert.ok(slept[0] >= 2000 && slept[0] <= 3000, `429: Retry-After 2 s plus up to 1 s of jitter (${slept[0]} ms)`);
+    assert.ok(slept[1] <= 2000 && slept[2] <= 4000, `backoff ceilings 2 s, 4 s (${slept})`);
+    assert.deepEqual(retries.map((retry) => retry.delayMs), slept, 'onRetry announces the wait');
+    assert.deepEqual(JSON.parse(localStorage.getItem('deniable:quiz')), {
+      reports: state.reports,
+      response_id: state.response_id,
+    }, 'acknowledged: the pending body (and its receipt) is gone, the memo stays');
+  });
+
+  test('a device that gives up (only with maxAttempts) keeps the pending body for the next load', async () => {
+    const { core, deps, localStorage, posted } = await newDevice({
+      fetchImpl: scriptedFetch([new TypeError('fetch failed'), jsonResponse(502, {})]),
+    });
+    deps.sleep = async () => {};
+    deps.maxAttempts = 2;
+    const { state } = core.prepare(deps, 'quiz', NONCE, ANSWERS.map((answer) => ({ ...answer })), null);
+    assert.deepEqual(plain(await core.send(deps, 'quiz', state)), { outcome: 'gave-up', status: 502, attempts: 2 });
+    assert.equal(posted.length, 2);
+    assert.equal(core.readState(localStorage, 'quiz').pending.body, state.pending.body);
+  });
+
+  test('the backoff is capped and jittered from getRandomValues', async () => {
+    const { core, deps } = await newDevice();
+    for (let attempt = 1; attempt <= 40; attempt++) {
+      const ceiling = Math.min(core.BACKOFF_CAP_MS, core.BACKOFF_BASE_MS * 2 ** (attempt - 1));
+      const delays = Array.from({ length: 50 }, () => core.backoffDelay(deps.getRandomValues, attempt));
+      assert.ok(delays.every((delay) => Number.isInteger(delay) && delay >= 0 && delay <= ceiling), `attempt ${attempt}`);
+      if (attempt >= 3) assert.ok(new Set(delays).size > 25, 'spread, not in step');
+    }
+    assert.equal(core.retryAfterMs('3', 0), 3000);
+    assert.equal(core.retryAfterMs(null, 0), 0);
+    assert.equal(core.retryAfterMs(new Date(10_000).toUTCString(), 4_000), 6000);
+  });
+
+  for (const [status, code] of [[400, 'invalid_answers'], [403, 'invitation_invalid'], [404, 'not_found'],
+    [409, 'response_id_conflict'], [409, 'survey_not_open'], [410, 'response_withdrawn']]) {
+    test(`a definitive ${status} ${code} stops at once and drops the pending body`, async () => {
+      const { core, deps, localStorage, posted } = await newDevice({
+        fetchImpl: scriptedFetch([jsonResponse(status, { error: { code, message: `refused: ${code}` } })]),
+      });
+      deps.sleep = async () => assert.fail('no retry after a definitive answer');
+      const { state } = core.prepare(deps, 'quiz', NONCE, ANSWERS.map((answer) => ({ ...answer })), null);
+      const outcome = plain(await core.send(deps, 'quiz', state));
+      assert.deepEqual(outcome, { outcome: 'refused', status, code, message: `refused: ${code}`, attempts: 1 });
+      assert.equal(posted.length, 1);
+      assert.equal(core.readState(localStorage, 'quiz').pending, undefined);
+    });
+  }
+
+  test('forget removes everything; a foreign or broken entry reads as nothing', async () => {
+    const { core, localStorage } = await newDevice();
+    localStorage.setItem('deniable:quiz', JSON.stringify({ reports: { 1: 1 }, response_id: 'f'.repeat(64) }));
+    assert.ok(core.readState(localStorage, 'quiz'));
+    core.forget(localStorage, 'quiz');
+    assert.equal(localStorage.getItem('deniable:quiz'), null);
+    for (const junk of ['{', 'null', '{"reports": {"1": 1}}', '{"reports": {"1": 2}, "response_id": "' + 'f'.repeat(64) + '"}',
+      JSON.stringify({ reports: { 1: 1 }, response_id: 'F'.repeat(64) })]) {
+      localStorage.setItem('deniable:quiz', junk);
+      assert.equal(core.readState(localStorage, 'quiz'), null, junk);
+    }
+  });
+});
+
+/**
+ * Runs DEVICES devices against a fresh server with its default limits, device i arriving at
+ * i · windowMs / DEVICES, each doing what form.js does on "Randomize and send". Checks that
+ * all are stored within STORED_WITHIN_MS of the first arrival, none lost, every POST of a
+ * device byte-identical, and the server holding each device's first randomization (its count,
+ * and each device's reports looked up by its receipt). Prints and returns the figures.
+ */
+async function runDevices(windowMs, reportName) {
+  serverBinary();
+  const server = await startServer({ defaultLimits: true });
+  try {
+    const slug = await server.createOpenSurvey({
+      title: 'A class behind one NAT address',
+      description: `${DEVICES} simulated devices.`,
+      questions: [
+        { text: 'Have you copied homework this term?', epsilon: 1, required: true },
+        { text: 'Have you skipped a lecture this week?', epsilon: 2, required: true },
+        { text: 'Have you used a study drug?', epsilon: 0.5, required: false },
+      ],
+    });
+    const devices = await Promise.all(Array.from({ length: DEVICES }, () => newDevice({ origin: server.origin })));
+
+    const start = Date.now();
+    const runs = devices.map(async (device, index) => {
+      await sleep(start + (index * windowMs) / DEVICES - Date.now());
+      device.arrivedAt = Date.now();
+      const { core, deps } = device;
+      // What form.js does on "Randomize and send".
+      const definition = await core.fetchDefinition(deps, slug);
+      const truths = webcrypto.getRandomValues(new Uint8Array(definition.questions.length));
+      const answers = definition.questions.map((question, at) => ({
+        id: question.id,
+        epsilon: question.epsilon,
+        truth: truths[at] & 1,
+      }));
+      const { state } = core.prepare(deps, slug, definition.nonce, answers, null);
+      device.firstReports = { ...state.reports };
+      device.receipt = state.pending.receipt;
+      device.responseId = state.response_id;
+      device.outcome = await core.send(deps, slug, state);
+      device.storedAt = Date.now();
+    });
+    const settled = await Promise.allSettled(runs);
+    const failures = settled.filter((result) => result.status === 'rejected').map((result) => String(result.reason));
+    assert.deepEqual(failures, [], 'no device failed');
+
+    const stored = devices.filter((device) => device.outcome?.outcome === 'stored');
+    const delays = devices.map((device) => device.storedAt - device.arrivedAt).sort((a, b) => a - b);
+    const retries = devices.flatMap((device) => device.retries);
+    const lastStored = Math.max(...devices.map((device) => device.storedAt)) - start;
+    const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
+    const figures = [
+      `${DEVICES} devices from 127.0.0.1, default limits, arrivals evenly over ${windowMs / 1000} s:`,
+      `  stored ${stored.length}, lost ${DEVICES - stored.length}; ` +
+        `final statuses ${JSON.stringify(countBy(devices.map((device) => device.outcome?.status)))}`,
+      `  last stored ${seconds(lastStored)} after the first arrival (limit ${STORED_WITHIN_MS / 1000} s)`,
+      `  delay arrival → stored: median ${seconds(delays[delays.length >> 1])}, ` +
+        `p99 ${seconds(delays[Math.floor(delays.length * 0.99)])}, max ${seconds(delays.at(-1))}`,
+      `  retries ${retries.length} (by status ${JSON.stringify(countBy(retries.map((retry) => retry.status ?? 'network')))}), ` +
+        `devices that retried ${devices.filter((device) => device.retries.length > 0).length}, ` +
+        `most by one device ${Math.max(...devices.map((device) => device.retries.length))}`,
+    ];
+
+    assert.equal(stored.length, DEVICES, figures.join('\n'));
+    assert.ok(lastStored <= STORED_WITHIN_MS, figures.join('\n'));
+
+    // Every POST of a device carried the same text, whose reports are its first randomization.
+    for (const device of devices) {
+      assert.ok(device.posted.length >= 1);
+      for (const body of device.posted) assert.equal(body, device.posted[0]);
+      const body = JSON.parse(device.posted[0]);
+      assert.deepEqual(body.answers, device.firstReports);
+      assert.equal(body.response_id, sha256Hex(device.receipt));
+      assert.deepEqual(JSON.parse(device.localStorage.getItem(`deniable:${slug}`)), {
+        reports: device.firstReports,
+        response_id: device.responseId,
+      }, 'the memo stays, the pending body and its receipt are gone');
+    }
+
+    // The server holds exactly them: its count, and each device's reports by its receipt.
+    assert.equal(await server.responseCount(slug), DEVICES, 'the owner results count every device once');
+    const lookupStart = Date.now();
+    let mismatches = 0;
+    for (let from = 0; from < DEVICES; from += 25) {
+      const batch = devices.slice(from, from + 25);
+      const found = await Promise.all(batch.map((device) => server.lookup(slug, device.receipt)));
+      batch.forEach((device, at) => {
+        if (JSON.stringify(sortedKeys(found[at])) !== JSON.stringify(sortedKeys(device.firstReports))) mismatches++;
+      });
+    }
+    figures.push(`  lookups by receipt: ${DEVICES - mismatches} of ${DEVICES} equal the first randomization ` +
+      `(${seconds(Date.now() - lookupStart)})`);
+    console.log(figures.join('\n'));
+    await writeReport(reportName, `${figures.join('\n')}\n`);
+    assert.equal(mismatches, 0, figures.join('\n'));
+  } finally {
+    await server.stop();
+  }
+}
+
+describe(`${DEVICES} devices behind one address against the default limits`, () => {
+  test('arriving over a minute: all stored within 120 s of the first, none lost, each with its first randomization', { timeout: 600_000 }, async () => {
+    await runDevices(ARRIVAL_WINDOW_MS, 'devices-report.txt');
+  });
+
+  // Beyond the limit's burst: the retries (429 with Retry-After, then jittered backoff) must
+  // carry the rest through the refill without anyone pressing a button.
+  test('arriving within 2 s, beyond the burst: the retries store them all within 120 s', { timeout: 600_000 }, async () => {
+    await runDevices(BURST_WINDOW_MS, 'devices-burst-report.txt');
+  });
+});
+
+function countBy(values) {
+  const counts = {};
+  for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
+  return counts;
+}
+
+function sortedKeys(object) {
+  return object === null ? null : Object.fromEntries(Object.entries(object).sort());
+}
