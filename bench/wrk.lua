@@ -2,8 +2,13 @@
 -- work (a Lua request() and response() per request) whatever the route measured.
 --
 -- Environment:
---   BENCH_MODE       healthz | submit | results
---   BENCH_QUESTIONS  submit: the demo's three question ids, comma-separated
+--   BENCH_MODE       healthz | submit | submit_id | results
+--                    submit: the body every release accepts (no response_id; the server
+--                    draws the receipt), the same bytes for the binary before and after.
+--                    submit_id: each body also carries a fresh random "response_id", as
+--                    the form sends it since issue 16 (built per request, so the client
+--                    does a little more Lua work than for the other modes).
+--   BENCH_QUESTIONS  submit, submit_id: the demo's three question ids, comma-separated
 --   BENCH_SLUG       the survey's slug (default: demo)
 --   BENCH_TOKEN      results: the owner's bearer token (kept out of argv)
 --   BENCH_LIMIT      optional: each thread stops after this many responses (used to fill)
@@ -12,7 +17,7 @@
 --   RESULT requests=… duration_s=… rps=… p50_ms=… p90_ms=… p99_ms=… max_ms=…
 --          unexpected=… last_unexpected=… socket_errors=…
 -- where `unexpected` counts responses whose status is not the mode's expected one
--- (201 for submit, 200 otherwise).
+-- (201 for submit and submit_id, 200 otherwise).
 
 local mode = os.getenv("BENCH_MODE") or "healthz"
 local slug = os.getenv("BENCH_SLUG") or "demo"
@@ -27,7 +32,19 @@ function setup(thread)
 end
 
 local requests = {}
+local bodies = {}
+local submit_path = "/api/surveys/" .. slug .. "/responses"
+local json_headers = { ["Content-Type"] = "application/json" }
 local expected = 200
+
+-- 64 random lowercase hex digits (16 bits at a time: LuaJIT's %x is safe below 2^31).
+local function random_response_id()
+   local parts = {}
+   for k = 1, 16 do
+      parts[k] = string.format("%04x", math.random(0, 65535))
+   end
+   return table.concat(parts)
+end
 
 function init(args)
    limit = tonumber(os.getenv("BENCH_LIMIT") or "0") or 0
@@ -43,7 +60,7 @@ function init(args)
       assert(token and token ~= "", "BENCH_TOKEN is required for mode=results")
       requests[1] = wrk.format("GET", "/api/surveys/" .. slug .. "/results?confidence=0.95",
          { ["Authorization"] = "Bearer " .. token })
-   elseif mode == "submit" then
+   elseif mode == "submit" or mode == "submit_id" then
       expected = 201
       local ids = {}
       for id in string.gmatch(os.getenv("BENCH_QUESTIONS") or "", "[^,]+") do
@@ -57,10 +74,11 @@ function init(args)
          for k = 1, 3 do
             bits[k] = math.floor(combination / 2 ^ (k - 1)) % 2
          end
-         local body = string.format('{"answers": {"%s": %d, "%s": %d, "%s": %d}}',
+         local answers = string.format('{"%s": %d, "%s": %d, "%s": %d}',
             ids[1], bits[1], ids[2], bits[2], ids[3], bits[3])
-         requests[combination + 1] = wrk.format("POST", "/api/surveys/" .. slug .. "/responses",
-            { ["Content-Type"] = "application/json" }, body)
+         bodies[combination + 1] = answers
+         requests[combination + 1] = wrk.format("POST", submit_path, json_headers,
+            '{"answers": ' .. answers .. '}')
       end
    else
       error("unknown BENCH_MODE " .. mode)
@@ -68,6 +86,11 @@ function init(args)
 end
 
 function request()
+   if mode == "submit_id" then
+      local body = '{"answers": ' .. bodies[math.random(#bodies)]
+         .. ', "response_id": "' .. random_response_id() .. '"}'
+      return wrk.format("POST", submit_path, json_headers, body)
+   end
    if #requests == 1 then
       return requests[1]
    end

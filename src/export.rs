@@ -157,7 +157,7 @@ pub fn stream_export(
             cursor.format.write_header(&mut chunk);
             cursor.header_written = true;
         }
-        let (survey_id, after) = (cursor.survey_id, cursor.after.clone());
+        let (survey_id, after) = (cursor.survey_id, cursor.after);
         let rows = cursor
             .db
             .read(move |connection| {

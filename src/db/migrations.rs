@@ -12,11 +12,13 @@ use crate::crypto::{random_bytes, sha256};
 use crate::domain::{QuestionId, StoredReport, WithdrawalKey};
 use crate::error::AppError;
 
+/// Data the SQL alone cannot convert, run right after it in the same transaction.
+type DataStep = fn(&Connection) -> Result<(), AppError>;
+
 struct Migration {
     version: u32,
     sql: &'static str,
-    /// Data the SQL alone cannot convert, run right after it in the same transaction.
-    then: Option<fn(&Connection) -> Result<(), AppError>>,
+    then: Option<DataStep>,
 }
 
 const MIGRATIONS: [Migration; 2] = [

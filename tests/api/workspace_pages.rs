@@ -137,7 +137,7 @@ async fn a_researcher_builds_a_draft_previews_it_opens_it_and_watches_results() 
     assert_eq!(closed.status(), 303);
     let list = researcher.get_html("/surveys").await;
     assert!(list.contains("status-closed"));
-    assert!(list.contains("<td>4</td>"), "responses so far");
+    assert!(list.contains("<td>10</td>"), "responses so far");
 }
 
 #[tokio::test]
