@@ -149,7 +149,6 @@ async fn attack(contract: Contract, binary: &Path) -> Vec<SnapshotReport> {
     let db = data.join("deniable.db");
     let (token, slug) = create_survey_with_the_cli(binary, &db, workspace.path());
     let client = reqwest::Client::new();
-    let mut rng = StdRng::seed_from_u64(SEED);
     let mut reports = Vec::new();
     let mut logs = String::new();
     let analyse = |label: &str, directory: &Path, arrivals: &[Arrival], boundary| {
@@ -177,49 +176,36 @@ async fn attack(contract: Contract, binary: &Path) -> Vec<SnapshotReport> {
         RESPONSES_BEFORE_EPOCH + RESPONSES_IN_CURRENT_EPOCH,
     )
     .await;
+    let mut respondents = Respondents {
+        client,
+        contract,
+        slug,
+        question_ids,
+        rng: StdRng::seed_from_u64(SEED),
+        arrivals: Vec::new(),
+    };
     let submitting = Instant::now();
-    let mut arrivals = Vec::new();
     for invitation in &invitations[..RESPONSES_BEFORE_EPOCH] {
-        let arrival = submit(
-            &client,
-            &server,
-            contract,
-            &slug,
-            &question_ids,
-            invitation,
-            arrivals.len(),
-            &mut rng,
-        )
-        .await;
-        arrivals.push(arrival);
+        respondents.submit(&server, invitation).await;
     }
     eprintln!(
-        "at_rest: {} responses submitted one by one in {:.1} s",
-        arrivals.len(),
+        "at_rest: {RESPONSES_BEFORE_EPOCH} responses submitted one by one in {:.1} s",
         submitting.elapsed().as_secs_f64()
     );
     // The epoch count is read just before the last write: an epoch logged after it may
     // still have begun before that write (see `wait_for_epoch_after_last_write`).
     let mut epochs_before_last_write = 0;
-    for position in withdrawal_positions(&mut rng) {
+    for position in withdrawal_positions(&mut respondents.rng) {
         epochs_before_last_write = server.epochs_logged();
-        withdraw(
-            &client,
-            &server,
-            contract,
-            &slug,
-            &arrivals[position].receipt,
-        )
-        .await;
-        arrivals[position].withdrawn = true;
+        respondents.withdraw(&server, position).await;
     }
     let last_write_acknowledged = Instant::now();
-    let stored_so_far = arrivals.len();
+    let stored_so_far = respondents.arrivals.len();
     let copy = snapshot_directory(&data, workspace.path(), "0");
     reports.push(analyse(
         "0 serving, right after the last withdrawal's 204",
         &copy,
-        &arrivals,
+        &respondents.arrivals,
         None,
     ));
     server
@@ -229,7 +215,7 @@ async fn attack(contract: Contract, binary: &Path) -> Vec<SnapshotReport> {
     reports.push(analyse(
         "1 serving, an epoch after the last write",
         &copy,
-        &arrivals,
+        &respondents.arrivals,
         Some(stored_so_far),
     ));
     logs.push_str(&server.terminate().await);
@@ -237,7 +223,7 @@ async fn attack(contract: Contract, binary: &Path) -> Vec<SnapshotReport> {
     reports.push(analyse(
         "3 after SIGTERM",
         &copy,
-        &arrivals,
+        &respondents.arrivals,
         Some(stored_so_far),
     ));
 
@@ -245,24 +231,13 @@ async fn attack(contract: Contract, binary: &Path) -> Vec<SnapshotReport> {
     // a crash.
     let server = Server::start(binary, &db, contract, LONG_EPOCH_SECONDS);
     for invitation in &invitations[RESPONSES_BEFORE_EPOCH..] {
-        let arrival = submit(
-            &client,
-            &server,
-            contract,
-            &slug,
-            &question_ids,
-            invitation,
-            arrivals.len(),
-            &mut rng,
-        )
-        .await;
-        arrivals.push(arrival);
+        respondents.submit(&server, invitation).await;
     }
     let copy = snapshot_directory(&data, workspace.path(), "2");
     reports.push(analyse(
         "2 serving, K responses since the last epoch",
         &copy,
-        &arrivals,
+        &respondents.arrivals,
         Some(stored_so_far),
     ));
     let backup = data.join("deniable-backup.db");
@@ -283,15 +258,15 @@ async fn attack(contract: Contract, binary: &Path) -> Vec<SnapshotReport> {
     reports.push(analyse(
         "6 the file of `deniable backup` while serving",
         &backup_only,
-        &arrivals,
-        Some(arrivals.len()),
+        &respondents.arrivals,
+        Some(respondents.arrivals.len()),
     ));
     logs.push_str(&server.kill());
     let copy = snapshot_directory(&data, workspace.path(), "4");
     reports.push(analyse(
         "4 after SIGKILL, K responses since the last epoch",
         &copy,
-        &arrivals,
+        &respondents.arrivals,
         Some(stored_so_far),
     ));
 
@@ -303,8 +278,8 @@ async fn attack(contract: Contract, binary: &Path) -> Vec<SnapshotReport> {
     reports.push(analyse(
         "5 after SIGKILL, no write since the last epoch",
         &copy,
-        &arrivals,
-        Some(arrivals.len()),
+        &respondents.arrivals,
+        Some(respondents.arrivals.len()),
     ));
 
     // The server's own log is a file at rest too: nothing of a respondent belongs in it.
@@ -314,8 +289,8 @@ async fn attack(contract: Contract, binary: &Path) -> Vec<SnapshotReport> {
     reports.push(analyse(
         "L the servers' logs (stderr of the three runs)",
         &logs_only,
-        &arrivals,
-        Some(arrivals.len()),
+        &respondents.arrivals,
+        Some(respondents.arrivals.len()),
     ));
     reports
 }
@@ -447,75 +422,80 @@ async fn create_invitations(
     codes
 }
 
-/// Submits one response with its own invitation and returns what the attacker will look
-/// for. The reports follow a fixed pattern of the arrival position (they are not what is
-/// secret here: the order and the links are).
-#[allow(clippy::too_many_arguments)] // one call per phase; a struct would only rename them
-async fn submit(
-    client: &reqwest::Client,
-    server: &Server,
+/// The respondents' side of the scenario: who submitted what, in which order.
+struct Respondents {
+    client: reqwest::Client,
     contract: Contract,
-    slug: &str,
-    question_ids: &[i64],
-    invitation: &str,
-    position: usize,
-    rng: &mut StdRng,
-) -> Arrival {
-    let answers: Map<String, Value> = question_ids
-        .iter()
-        .enumerate()
-        .map(|(q, id)| (id.to_string(), json!((position >> q) & 1)))
-        .collect();
-    let mut body = json!({ "answers": answers, "invitation": invitation });
-    // The device draws the receipt under the current contract; the old server drew it.
-    let drawn_receipt = (contract == Contract::Current).then(|| {
-        let mut bytes = [0u8; 32];
-        rng.fill_bytes(&mut bytes);
-        URL_SAFE_NO_PAD.encode(bytes)
-    });
-    if let Some(receipt) = &drawn_receipt {
-        body["response_id"] = json!(hex::encode(sha256(receipt.as_bytes())));
-    }
-    let response = client
-        .post(server.url(&format!("/api/surveys/{slug}/responses")))
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 201, "submission {position} is stored");
-    let stored: Value = response.json().await.unwrap();
-    let receipt = match drawn_receipt {
-        Some(receipt) => receipt,
-        None => stored["receipt"].as_str().unwrap().to_owned(),
-    };
-    let arrival = Arrival::new(receipt, sha256(invitation.as_bytes()));
-    if contract == Contract::Current {
-        assert_eq!(
-            stored["record_id"].as_str(),
-            Some(hex::encode(arrival.record_id).as_str()),
-            "the record id is the SHA-256 of the response id's hex text"
-        );
-    }
-    arrival
+    slug: String,
+    question_ids: Vec<i64>,
+    /// Draws the receipts (under the current contract the device draws them).
+    rng: StdRng,
+    /// Every acknowledged submission, in arrival order.
+    arrivals: Vec<Arrival>,
 }
 
-async fn withdraw(
-    client: &reqwest::Client,
-    server: &Server,
-    contract: Contract,
-    slug: &str,
-    receipt: &str,
-) {
-    let request = match contract {
-        Contract::Current => client
-            .post(server.url(&format!("/api/surveys/{slug}/responses/withdraw")))
-            .json(&json!({ "receipt": receipt })),
-        Contract::BeforeIssue16 => {
-            client.delete(server.url(&format!("/api/surveys/{slug}/responses/{receipt}")))
+impl Respondents {
+    /// Submits one response, one request at a time (each its own commit), with its own
+    /// invitation. The reports follow a fixed pattern of the arrival position: they are
+    /// not what is secret here, the order and the links are.
+    async fn submit(&mut self, server: &Server, invitation: &str) {
+        let position = self.arrivals.len();
+        let answers: Map<String, Value> = self
+            .question_ids
+            .iter()
+            .enumerate()
+            .map(|(q, id)| (id.to_string(), json!((position >> q) & 1)))
+            .collect();
+        let mut body = json!({ "answers": answers, "invitation": invitation });
+        let drawn_receipt = (self.contract == Contract::Current).then(|| {
+            let mut bytes = [0u8; 32];
+            self.rng.fill_bytes(&mut bytes);
+            URL_SAFE_NO_PAD.encode(bytes)
+        });
+        if let Some(receipt) = &drawn_receipt {
+            body["response_id"] = json!(hex::encode(sha256(receipt.as_bytes())));
         }
-    };
-    let response = request.send().await.unwrap();
-    assert_eq!(response.status(), 204, "the withdrawal is acknowledged");
+        let slug = &self.slug;
+        let response = self
+            .client
+            .post(server.url(&format!("/api/surveys/{slug}/responses")))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 201, "submission {position} is stored");
+        let stored: Value = response.json().await.unwrap();
+        let receipt = match drawn_receipt {
+            Some(receipt) => receipt,
+            None => stored["receipt"].as_str().unwrap().to_owned(),
+        };
+        let arrival = Arrival::new(receipt, sha256(invitation.as_bytes()));
+        if self.contract == Contract::Current {
+            assert_eq!(
+                stored["record_id"].as_str(),
+                Some(hex::encode(arrival.record_id).as_str()),
+                "the record id is the SHA-256 of the response id's hex text"
+            );
+        }
+        self.arrivals.push(arrival);
+    }
+
+    /// Withdraws the response at this arrival position; returns once acknowledged (204).
+    async fn withdraw(&mut self, server: &Server, position: usize) {
+        let (slug, receipt) = (&self.slug, &self.arrivals[position].receipt);
+        let request = match self.contract {
+            Contract::Current => self
+                .client
+                .post(server.url(&format!("/api/surveys/{slug}/responses/withdraw")))
+                .json(&json!({ "receipt": receipt })),
+            Contract::BeforeIssue16 => self
+                .client
+                .delete(server.url(&format!("/api/surveys/{slug}/responses/{receipt}"))),
+        };
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status(), 204, "the withdrawal is acknowledged");
+        self.arrivals[position].withdrawn = true;
+    }
 }
 
 /// Copies every file of the database directory (database, -wal, -shm, backups) into a new
@@ -1114,6 +1094,11 @@ pub fn analyse_directory(
     stored_before_last_epoch: Option<usize>,
 ) -> SnapshotReport {
     let index = NeedleIndex::new(arrivals, keyed_by);
+    let truth = Truth {
+        arrivals,
+        keyed_by,
+        stored_before_last_epoch,
+    };
     let mut names: Vec<String> = std::fs::read_dir(directory)
         .unwrap()
         .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
@@ -1141,16 +1126,7 @@ pub fn analyse_directory(
                     .position(|(other, _)| other == database)
                     .map(|at| (&scanned[at].0, scanned[at].1.as_slice()))
             });
-            analyse_file(
-                name,
-                bytes,
-                layout,
-                hits,
-                base,
-                arrivals,
-                keyed_by,
-                stored_before_last_epoch,
-            )
+            analyse_file(name, bytes, layout, hits, base, &truth)
         })
         .collect();
     SnapshotReport {
@@ -1162,16 +1138,29 @@ pub fn analyse_directory(
     }
 }
 
+/// What the findings are scored against.
+struct Truth<'a> {
+    /// Every acknowledged submission, in arrival order.
+    arrivals: &'a [Arrival],
+    /// The form by which the database keys a stored response.
+    keyed_by: IdForm,
+    /// How many of the first arrivals the last epoch covers (`None`: not known).
+    stored_before_last_epoch: Option<usize>,
+}
+
 fn analyse_file(
     name: &str,
     bytes: &[u8],
     layout: &Layout,
     hits: &[Hit],
     base: Option<(&Layout, &[Hit])>,
-    arrivals: &[Arrival],
-    keyed_by: IdForm,
-    stored_before_last_epoch: Option<usize>,
+    truth: &Truth,
 ) -> FileReport {
+    let Truth {
+        arrivals,
+        keyed_by,
+        stored_before_last_epoch,
+    } = *truth;
     let mut first_offset: HashMap<usize, usize> = HashMap::new();
     // Per response: where its leaf page starts in the file, and its cell's offset there.
     let mut cell: HashMap<usize, (usize, usize)> = HashMap::new();
@@ -1186,8 +1175,9 @@ fn analyse_file(
             Needle::Key(position) => {
                 first_offset.entry(position).or_insert(hit.offset);
                 if let Some(spot) = layout.spot(hit.offset) {
-                    // The cell's place in a leaf page, where the row itself lives (an
-                    // interior page of the same B-tree may hold a copy of the key too).
+                    // The cell's place in a leaf page: where rows live, but for the few
+                    // that an index B-tree (a WITHOUT ROWID table) keeps in its interior
+                    // pages, placed below.
                     if is_leaf_page(bytes, &spot) {
                         cell.entry(position)
                             .or_insert((spot.page_start, hit.offset - spot.page_start));
@@ -1221,8 +1211,8 @@ fn analyse_file(
             }
         }
     }
-    // A response whose only occurrences are outside leaf pages (or in a file without
-    // pages) still has a cell offset: its first occurrence's place in its page, if any.
+    // A response found in no leaf page (a row in an interior page) has its cell where it
+    // was first found.
     for (&position, &offset) in &first_offset {
         if let Some(spot) = layout.spot(offset) {
             cell.entry(position)
