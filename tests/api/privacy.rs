@@ -239,7 +239,7 @@ async fn the_form_cannot_leak_answers_without_script_and_has_no_inline_code() {
 
 #[test]
 fn the_form_script_uses_only_the_cryptographic_generator_and_stores_only_reports() {
-    let script = include_str!("../static/form.js");
+    let script = include_str!("../../static/form.js");
     assert!(!script.contains("Math.random"));
     assert!(script.contains("crypto.getRandomValues"));
     assert!(!script.contains("document.cookie"));

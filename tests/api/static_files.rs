@@ -43,17 +43,17 @@ async fn the_binary_serves_its_static_files_from_a_directory_without_any_of_them
         (
             "form.js",
             "text/javascript; charset=utf-8",
-            &include_bytes!("../static/form.js")[..],
+            &include_bytes!("../../static/form.js")[..],
         ),
         (
             "form.css",
             "text/css; charset=utf-8",
-            &include_bytes!("../static/form.css")[..],
+            &include_bytes!("../../static/form.css")[..],
         ),
         (
             "randomized_response.wasm",
             "application/wasm",
-            &include_bytes!("../static/randomized_response.wasm")[..],
+            &include_bytes!("../../static/randomized_response.wasm")[..],
         ),
     ] {
         let response = client

@@ -42,7 +42,7 @@ const PUBLIC_SURVEY_ROUTES: &[&str] = &[
     "/api/surveys/{slug}/responses/{receipt}",
 ];
 
-const ROUTER_SOURCE: &str = include_str!("../src/http/mod.rs");
+const ROUTER_SOURCE: &str = include_str!("../../src/http/mod.rs");
 
 #[test]
 fn every_survey_route_of_the_router_is_in_the_owner_list_or_public_by_design() {
