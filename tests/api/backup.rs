@@ -1,6 +1,5 @@
 //! Backups while the server serves, and restores that refuse a database in use.
 
-
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;

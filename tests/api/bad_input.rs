@@ -3,7 +3,6 @@
 //! panic), every error a JSON `{"error": {"code", "message"}}` with a 4xx, and the security
 //! headers on everything. Prints how many requests each class tried.
 
-
 use std::collections::BTreeMap;
 
 use crate::common::{spawn_app, TestApp};

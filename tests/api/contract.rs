@@ -1,6 +1,5 @@
 //! The researcher's and respondent's paths through the HTTP API, and every error status.
 
-
 use crate::common::{error_code, spawn_app, survey_definition};
 use serde_json::{json, Value};
 

@@ -1,7 +1,6 @@
 //! Spreadsheet safety: researcher-supplied text cannot run as a formula in the codebook or
 //! a CSV, while numeric cells (negative unbiased values included) stay numbers.
 
-
 use crate::common::spawn_app;
 use serde_json::{json, Value};
 

@@ -1,6 +1,5 @@
 //! Security headers on every response, HSTS only when configured, and per-route body limits.
 
-
 use crate::common::{error_code, spawn_app, spawn_app_with, test_settings, TestApp};
 use reqwest::Method;
 

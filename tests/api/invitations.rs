@@ -1,6 +1,5 @@
 //! Invitations: single-use codes, consumed with the response, never linked to it.
 
-
 use crate::common::{error_code, spawn_app, survey_definition, TestApp};
 use futures_util::future::join_all;
 use serde_json::{json, Value};

@@ -5,7 +5,6 @@
 //! proportion in [0, 1]) the fakes move it by (m/N)·(z̄_fake − π̂ₕ), at most
 //! (m/N)·max(p/r − 0, 1 + q/r) = p/(2p − 1) · m/N, since 1 + q/r = p/r.
 
-
 use crate::common::{spawn_app, TestApp};
 use randomized_response::{unbiased_estimate, PrivacyLevel, Tally};
 use serde_json::{json, Value};

@@ -1,6 +1,5 @@
 //! The privacy invariants of DESIGN.md that the server can break, each checked directly.
 
-
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::common::spawn_app;

@@ -1,12 +1,11 @@
 //! Per-address limits on submissions and sign-in attempts: 429 with Retry-After past the
 //! allowance, other routes untouched, and tests unlimited unless they ask.
 
-
 use std::num::NonZeroU32;
 
 use crate::common::{error_code, spawn_app_with, test_settings};
-use serde_json::json;
 use crate::workspace::{add_researcher, Browser, PASSWORD};
+use serde_json::json;
 
 fn limited_to(per_minute: u32) -> deniable::http::Settings {
     let mut settings = test_settings();

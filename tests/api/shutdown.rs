@@ -1,7 +1,6 @@
 //! Graceful shutdown of the real binary: on SIGTERM or Ctrl-C it stops accepting, answers
 //! what is in flight, commits everything it acknowledged, and exits 0.
 
-
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;

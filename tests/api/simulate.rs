@@ -1,6 +1,5 @@
 //! End to end: 10 000 simulated devices, and the estimates cover the known truths.
 
-
 use std::time::Instant;
 
 use crate::common::spawn_app;

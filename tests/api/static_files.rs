@@ -2,7 +2,6 @@
 //! `static/` beside it still serves the form's script, style and WebAssembly, with their
 //! content types, an ETag and `Cache-Control: no-cache` for cheap revalidation.
 
-
 use std::process::{Command, Stdio};
 use std::time::Duration;
 

@@ -1,6 +1,5 @@
 //! Durability and consistency: group commit under load, restarts, withdrawals.
 
-
 use crate::common::{spawn_app, spawn_app_in};
 use futures_util::future::join_all;
 use futures_util::stream::{self, StreamExt};

@@ -1,10 +1,9 @@
 //! The researcher's workspace in the browser, page by page: builder, preview, opening,
 //! live results (HTML and the JSON API with the session cookie), exports, tokens.
 
-
 use crate::common::spawn_app;
-use serde_json::{json, Value};
 use crate::workspace::{question_ids, signed_in};
+use serde_json::{json, Value};
 
 #[tokio::test]
 async fn a_researcher_builds_a_draft_previews_it_opens_it_and_watches_results() {
