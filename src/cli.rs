@@ -104,7 +104,8 @@ struct ServeArgs {
     submissions_per_minute: u32,
     /// Sign-in attempts per minute from one client address (IPv6: one /64), right or
     /// wrong, as a burst refilled evenly; then 429 with Retry-After. Held in memory only;
-    /// on top of the per-account throttle (10 failures an hour). 0 turns the limit off.
+    /// on top of the per-account slow-down (after 5 wrong passwords an hour, a wait of 1 s
+    /// doubling per failure up to 15 min). 0 turns the limit off.
     #[arg(long, env = "DENIABLE_LOGINS_PER_MINUTE", default_value_t = 10)]
     logins_per_minute: u32,
     /// Take the client address from the last X-Forwarded-For entry. Only behind a reverse

@@ -89,7 +89,7 @@ impl AppError {
     }
 
     /// How long a refused client should wait, when that is known (a per-address limit).
-    fn retry_after_secs(&self) -> Option<u64> {
+    pub fn retry_after_secs(&self) -> Option<u64> {
         match self {
             Self::TooManyRequests {
                 retry_after_secs, ..

@@ -129,6 +129,7 @@ fn login_page(request: &HttpRequest, email: String, error: Option<AppError>) -> 
         .map_or(actix_web::http::StatusCode::OK, |error| {
             actix_web::ResponseError::status_code(error)
         });
+    let retry_after_secs = error.as_ref().and_then(AppError::retry_after_secs);
     let page = LoginPage {
         nav: None,
         form_token,
@@ -137,6 +138,11 @@ fn login_page(request: &HttpRequest, email: String, error: Option<AppError>) -> 
     };
     let mut response = html(&page)?;
     *response.status_mut() = status;
+    if let Some(seconds) = retry_after_secs {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, header::HeaderValue::from(seconds));
+    }
     response.add_cookie(&cookie).map_err(AppError::internal)?;
     Ok(response)
 }
