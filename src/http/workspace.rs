@@ -862,7 +862,11 @@ struct ResultsView {
     respondent_link: String,
 }
 
-fn results_view(request: &HttpRequest, survey: &Survey, results: &SurveyResults) -> ResultsView {
+fn results_view(
+    request: &HttpRequest,
+    survey: &Survey,
+    results: &SurveyResults,
+) -> Result<ResultsView, AppError> {
     let rows: Vec<ResultRow> = results
         .questions
         .iter()
@@ -907,7 +911,7 @@ fn results_view(request: &HttpRequest, survey: &Survey, results: &SurveyResults)
         });
     let axis_bottom = CHART_TOP + CHART_ROW * rows.len() as f64;
     let confidence_percent = (results.confidence * 100.0).round() as u32;
-    ResultsView {
+    Ok(ResultsView {
         slug: survey.slug.to_string(),
         title: survey.title.clone(),
         status: survey.status.as_str(),
@@ -935,14 +939,14 @@ fn results_view(request: &HttpRequest, survey: &Survey, results: &SurveyResults)
             .collect(),
         chart_left: CHART_LEFT,
         chart_width: CHART_WIDTH,
-        respondent_link: respondent_link(request, &survey.slug),
+        respondent_link: respondent_link(request, &survey.slug)?,
         rows,
-    }
+    })
 }
 
-/// The absolute respondent link, as the browser reached this server.
-fn respondent_link(request: &HttpRequest, slug: &Slug) -> String {
-    format!("{}/s/{slug}", super::origin(request))
+/// The absolute respondent link: the public URL's, or as the browser reached this server.
+fn respondent_link(request: &HttpRequest, slug: &Slug) -> Result<String, AppError> {
+    Ok(format!("{}/s/{slug}", super::origin(request)?))
 }
 
 #[derive(Deserialize)]
@@ -971,7 +975,7 @@ pub async fn results_page(
     html(&ResultsPage {
         nav: Some(Nav::of(&signed_in.0)),
         csrf: signed_in.0.csrf.as_str().to_owned(),
-        view: results_view(&request, &survey, &computed),
+        view: results_view(&request, &survey, &computed)?,
     })
 }
 
@@ -995,9 +999,10 @@ pub async fn download_invitations(
     session.check_csrf(&form.csrf)?;
     let survey = owned_survey(&db, &slug, &session).await?;
     let count = InvitationCount::parse(form.count)?;
+    let origin = super::origin(&request)?;
     let codes = invitations::create(&db, &survey, count).await?;
     Ok(super::researcher::invitations_download(
-        &request,
+        &origin,
         actix_web::http::StatusCode::OK,
         &survey.slug,
         &codes,
@@ -1036,7 +1041,7 @@ pub async fn present(
 ) -> Page {
     let (survey, computed) =
         researcher::owned_results(&db, &slug, signed_in.0.researcher, query.confidence).await?;
-    let view = results_view(&request, &survey, &computed);
+    let view = results_view(&request, &survey, &computed)?;
     let qr_svg = qr_svg(&view.respondent_link)?;
     html(&PresentPage { view, qr_svg })
 }
@@ -1123,7 +1128,8 @@ pub async fn create_invitation(
 ) -> Page {
     let session = signed_in.0;
     session.check_csrf(&form.csrf)?;
+    let origin = super::origin(&request)?;
     let link = accounts::create_invitation(&db, session.researcher).await?;
-    let url = format!("{}/setup/{}", super::origin(&request), link.expose());
+    let url = format!("{}/setup/{}", origin, link.expose());
     account_page(&db, &session, None, Some(url)).await
 }
