@@ -513,3 +513,52 @@ async fn head_healthz_answers_200_without_a_body() {
     assert_eq!(response.status(), 200);
     assert!(response.bytes().await.unwrap().is_empty());
 }
+
+/// `cargo tree` lines `name vX.Y.Z features`, one per package and feature set.
+fn cargo_tree(args: &[&str]) -> Vec<String> {
+    let output = Command::new(env!("CARGO"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .arg("tree")
+        .args(args)
+        .args(["--prefix", "none", "--format", "{p} {f}"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "cargo tree {args:?}");
+    let mut lines: Vec<String> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| line.trim_end_matches(" (*)").trim_end().to_owned())
+        .filter(|line| !line.is_empty())
+        .collect();
+    lines.sort();
+    lines.dedup();
+    lines
+}
+
+/// The mechanism crate is a path cdylib, so its files in target/ carry no hash: if
+/// `cargo build` and the workspace's tests (dev-dependencies included) resolved its
+/// dependencies with different features, each would rebuild it, and the server above it,
+/// every time `scripts/test` runs.
+#[test]
+fn the_mechanisms_dependencies_have_the_same_features_in_cargo_build_and_in_the_tests() {
+    let mechanism_dependencies: Vec<String> =
+        cargo_tree(&["-p", "randomized-response", "-e", "normal"])
+            .iter()
+            .map(|line| line.split(' ').take(2).collect::<Vec<_>>().join(" "))
+            .filter(|package| !package.starts_with("randomized-response "))
+            .collect();
+    assert!(mechanism_dependencies
+        .iter()
+        .any(|package| package.starts_with("rand_chacha ")));
+    let build = cargo_tree(&["-p", "deniable", "-e", "normal,build"]);
+    let tests = cargo_tree(&["--workspace", "-e", "normal,build,dev"]);
+    for package in mechanism_dependencies {
+        let features = |tree: &[String]| -> Vec<String> {
+            tree.iter()
+                .filter(|line| line.starts_with(&format!("{package} ")) || **line == package)
+                .cloned()
+                .collect()
+        };
+        assert_eq!(features(&build), features(&tests), "{package}");
+    }
+}
