@@ -140,6 +140,8 @@ pub fn server(listener: TcpListener, db: Database, settings: Settings) -> std::i
             )
             .configure(|config| routes(config, settings.static_dir.clone()))
             .default_service(web::to(not_found))
+            // Every body's time limit (body_deadline.rs); inside the request log, so the
+            // log records the 408.
             .wrap_fn(move |mut request, service| {
                 let watch = body_deadline::watch(&mut request, body_read_timeout);
                 let response = service.call(request);
