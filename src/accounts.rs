@@ -18,9 +18,13 @@ pub const SESSION_IDLE_SECONDS: i64 = 2 * 60 * 60;
 pub const SESSION_ABSOLUTE_SECONDS: i64 = 12 * 60 * 60;
 /// The idle expiry is only moved on when it has advanced by this much (fewer writes).
 pub const SESSION_TOUCH_SECONDS: i64 = 60;
-/// After this many failed sign-ins within [`LOGIN_FAILURE_WINDOW_SECONDS`], refuse.
-pub const MAX_LOGIN_FAILURES: u64 = 10;
+/// An account's failed sign-ins count for the slow-down this long (no address is stored).
 pub const LOGIN_FAILURE_WINDOW_SECONDS: i64 = 60 * 60;
+/// This many failures within the window cost no wait: typos are free.
+pub const FREE_LOGIN_FAILURES: u64 = 5;
+/// The longest wait between attempts, however many failures: the owner is never locked out
+/// for longer than this.
+pub const MAX_LOGIN_DELAY_SECONDS: i64 = 15 * 60;
 /// How long a one-time sign-up link (first account or invitation) stays usable.
 pub const SIGNUP_LINK_SECONDS: i64 = 7 * 24 * 60 * 60;
 
@@ -140,6 +144,55 @@ pub async fn sign_up(
     Ok(session_secret)
 }
 
+/// How long after the last failure the next attempt must wait, after `failures` failures
+/// within the window: nothing for the first [`FREE_LOGIN_FAILURES`], then 1 s, doubling
+/// with each failure, at most [`MAX_LOGIN_DELAY_SECONDS`]:
+/// `min(2^(failures - 5), 900)` s, so 1, 2, 4, … 512, then 900.
+///
+/// A guesser on one account gets 5 tries, then 10 more in the next 17 minutes (1 + 2 + … +
+/// 512 s), then one per 15 minutes; at the steady state about 13 an hour (k tries an hour
+/// need k · 2^(k-5) ≤ 3 600 s), as the per-address limit also applies.
+pub fn login_delay_seconds(failures: u64) -> i64 {
+    match failures.checked_sub(FREE_LOGIN_FAILURES) {
+        None => 0,
+        Some(doublings) if doublings < 10 => (1_i64 << doublings).min(MAX_LOGIN_DELAY_SECONDS),
+        Some(_) => MAX_LOGIN_DELAY_SECONDS,
+    }
+}
+
+/// Seconds until this account may try again (0: now). Times are whole seconds, so the
+/// last failure counts from the end of its second: the wait is never shorter than stated.
+fn login_wait_seconds(failures: &queries::LoginFailures, now: i64) -> i64 {
+    let delay = login_delay_seconds(failures.count);
+    let Some(last_forget_at) = failures.last_forget_at.filter(|_| delay > 0) else {
+        return 0;
+    };
+    let last_failure_at = last_forget_at - LOGIN_FAILURE_WINDOW_SECONDS;
+    let may_try_at = last_failure_at + 1 + delay;
+    (may_try_at - now).max(0)
+}
+
+fn wait_in_words(seconds: i64) -> String {
+    match seconds {
+        1 => "1 second".to_owned(),
+        2..60 => format!("{seconds} seconds"),
+        _ => format!("{} minutes", (seconds + 59) / 60),
+    }
+}
+
+fn sign_in_slowed_down(wait_seconds: i64) -> AppError {
+    AppError::TooManyRequests {
+        code: "sign_in_slowed_down",
+        message: format!(
+            "there were several wrong passwords for this account recently, so sign-in waits \
+             between attempts: try again in {}. Each further wrong password doubles the \
+             wait, up to 15 minutes.",
+            wait_in_words(wait_seconds)
+        ),
+        retry_after_secs: Some(wait_seconds.unsigned_abs()),
+    }
+}
+
 fn wrong_credentials() -> AppError {
     AppError::invalid(
         "wrong_credentials",
@@ -147,8 +200,9 @@ fn wrong_credentials() -> AppError {
     )
 }
 
-/// Checks a password and starts a session. After [`MAX_LOGIN_FAILURES`] failures within
-/// an hour the account refuses every attempt, right or wrong, until the hour has passed.
+/// Checks a password and starts a session. After failures the account slows down
+/// ([`login_delay_seconds`]): an attempt before its time is refused (429) without looking
+/// at the password, so the refusal says nothing about it.
 pub async fn sign_in(
     db: &Database,
     email: Email,
@@ -157,29 +211,33 @@ pub async fn sign_in(
     let now = now_unix();
     let lookup = email.clone();
     let found = db
-        .read(move |connection| {
-            let Some((researcher, hash)) = queries::researcher_credentials(connection, &lookup)?
-            else {
-                return Ok(None);
-            };
-            let failures = queries::recent_login_failures(connection, researcher, now)?;
-            Ok(Some((researcher, hash, failures)))
-        })
+        .read(move |connection| queries::researcher_credentials(connection, &lookup))
         .await?;
-    let Some((researcher, stored, failures)) = found else {
+    let Some((researcher, stored)) = found else {
         // Spend the same time as a real check, so timing does not reveal who has an account.
         let _ = derive_password(Password::parse("x".repeat(16))?).await?;
         return Err(wrong_credentials());
     };
-    if failures >= MAX_LOGIN_FAILURES {
-        return Err(AppError::TooManyRequests {
-            code: "too_many_failed_sign_ins",
-            message: format!(
-                "this account had {MAX_LOGIN_FAILURES} failed sign-ins within the last hour, so \
-                 sign-in is refused for now; try again in an hour"
-            ),
-            retry_after_secs: None,
-        });
+    // The attempt counts as a failure from before the password is checked until it proves
+    // right, in one transaction with the check of the wait: parallel guesses cannot all
+    // slip in before their failures are written.
+    let wait_seconds = db
+        .write(move |connection| {
+            let failures = queries::recent_login_failures(connection, researcher, now)?;
+            let wait_seconds = login_wait_seconds(&failures, now);
+            if wait_seconds == 0 {
+                queries::record_login_failure(
+                    connection,
+                    researcher,
+                    now + LOGIN_FAILURE_WINDOW_SECONDS,
+                    now,
+                )?;
+            }
+            Ok(wait_seconds)
+        })
+        .await?;
+    if wait_seconds > 0 {
+        return Err(sign_in_slowed_down(wait_seconds));
     }
     let verified = match stored {
         Some(stored) => tokio::task::spawn_blocking(move || stored.verify(&password))
@@ -188,15 +246,6 @@ pub async fn sign_in(
         None => false, // the demo owner can never sign in
     };
     if !verified {
-        db.write(move |connection| {
-            queries::record_login_failure(
-                connection,
-                researcher,
-                now + LOGIN_FAILURE_WINDOW_SECONDS,
-                now,
-            )
-        })
-        .await?;
         return Err(wrong_credentials());
     }
     let session = SecretToken::generate()?;
@@ -224,4 +273,38 @@ fn start_session(
         now + SESSION_IDLE_SECONDS,
         now + SESSION_ABSOLUTE_SECONDS,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn five_failures_are_free_then_the_wait_doubles_from_one_second_up_to_fifteen_minutes() {
+        let waits: Vec<i64> = (0..=16).map(login_delay_seconds).collect();
+        assert_eq!(
+            waits,
+            [0, 0, 0, 0, 0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 900, 900]
+        );
+        assert_eq!(login_delay_seconds(u64::MAX), MAX_LOGIN_DELAY_SECONDS);
+    }
+
+    #[test]
+    fn the_wait_counts_from_the_end_of_the_last_failures_second() {
+        let failed_at = 1_000_000;
+        let failures = |count| queries::LoginFailures {
+            count,
+            last_forget_at: Some(failed_at + LOGIN_FAILURE_WINDOW_SECONDS),
+        };
+        assert_eq!(login_wait_seconds(&failures(4), failed_at), 0);
+        assert_eq!(login_wait_seconds(&failures(5), failed_at), 2);
+        assert_eq!(login_wait_seconds(&failures(5), failed_at + 1), 1);
+        assert_eq!(login_wait_seconds(&failures(5), failed_at + 2), 0);
+        assert_eq!(login_wait_seconds(&failures(20), failed_at), 901);
+        let none = queries::LoginFailures {
+            count: 0,
+            last_forget_at: None,
+        };
+        assert_eq!(login_wait_seconds(&none, failed_at), 0);
+    }
 }

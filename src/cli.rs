@@ -14,7 +14,7 @@ use crate::domain::{
     Email, InvitationCount, Password, Slug, SurveyDefinition, SurveyDefinitionInput,
 };
 use crate::error::AppError;
-use crate::http::Settings;
+use crate::http::{PublicUrl, Settings};
 use crate::serve;
 use crate::simulate::{simulate, SimulationPlan};
 use crate::{accounts, invitations};
@@ -104,7 +104,8 @@ struct ServeArgs {
     submissions_per_minute: u32,
     /// Sign-in attempts per minute from one client address (IPv6: one /64), right or
     /// wrong, as a burst refilled evenly; then 429 with Retry-After. Held in memory only;
-    /// on top of the per-account throttle (10 failures an hour). 0 turns the limit off.
+    /// on top of the per-account slow-down (after 5 wrong passwords an hour, a wait of 1 s
+    /// doubling per failure up to 15 min). 0 turns the limit off.
     #[arg(long, env = "DENIABLE_LOGINS_PER_MINUTE", default_value_t = 10)]
     logins_per_minute: u32,
     /// Seconds within which, after any write, a compaction epoch rewrites the database in
@@ -119,6 +120,13 @@ struct ServeArgs {
     /// without it, every client shares the proxy's allowance.
     #[arg(long, env = "DENIABLE_TRUST_FORWARDED_FOR")]
     trust_forwarded_for: bool,
+    /// The address browsers reach Deniable at, e.g. https://surveys.example.org (http or
+    /// https, a host, an optional port; no path). Respondent links, QR codes, sign-up links
+    /// and invitation CSVs use it, and https makes cookies Secure with `__Host-` names.
+    /// Without it they follow each request's own Host header and plain HTTP: set it behind
+    /// a TLS-terminating proxy (X-Forwarded-Host/-Proto and Forwarded are never believed).
+    #[arg(long, env = "DENIABLE_PUBLIC_URL", value_name = "URL")]
+    public_url: Option<PublicUrl>,
 }
 
 impl ServeArgs {
@@ -185,13 +193,15 @@ enum InvitationsCommand {
         /// How many invitations.
         #[arg(long)]
         count: u32,
-        /// The public address respondents reach the server at, for the links.
+        /// The public address respondents reach the server at, for the links (as the
+        /// server's --public-url).
         #[arg(
             long,
             env = "DENIABLE_PUBLIC_URL",
-            default_value = "http://127.0.0.1:8080"
+            default_value = "http://127.0.0.1:8080",
+            value_name = "URL"
         )]
-        url: String,
+        url: PublicUrl,
         #[command(flatten)]
         database: DatabaseArgs,
     },
@@ -278,7 +288,7 @@ pub async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 .await?
                 .ok_or(AppError::NotFound("survey"))?;
             let codes = invitations::create(&db, &survey, count).await?;
-            print!("{}", invitations::csv(&url, &slug, &codes));
+            print!("{}", invitations::csv(url.origin(), &slug, &codes));
             eprintln!("{} invitations created for {slug}.", codes.len());
             Ok(())
         }
@@ -312,6 +322,7 @@ pub async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
 }
 
 async fn serve_command(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
+    serve::raise_open_file_limit();
     let db = serve::prepare_database_with(
         &args.database.db,
         std::time::Duration::from_secs(args.compact_every),
@@ -326,20 +337,27 @@ async fn serve_command(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>
     settings.submissions_per_minute = NonZeroU32::new(args.submissions_per_minute);
     settings.logins_per_minute = NonZeroU32::new(args.logins_per_minute);
     settings.trust_forwarded_for = args.trust_forwarded_for;
+    settings.public_url = args.public_url.clone();
+    if settings.hsts && settings.public_url.is_none() {
+        tracing::warn!(
+            "--hsts without --public-url: links and cookies follow plain HTTP and the \
+             request's Host; give --public-url https://… behind a TLS proxy"
+        );
+    }
     let listening = serve::listen(&args.addr, db.clone(), settings)?;
     println!("Deniable is serving on http://{}", listening.addr);
-    println!(
-        "Demo survey for respondents: http://{}/s/demo",
-        listening.addr
+    let public = args.public_url.map_or_else(
+        || format!("http://{}", listening.addr),
+        |url| url.to_string(),
     );
+    println!("Demo survey for respondents: {public}/s/demo");
     if let Some(link) = accounts::prepare_setup_link(&db).await? {
         println!(
-            "Create the first researcher account (one-time link): http://{}/setup/{}",
-            listening.addr,
+            "Create the first researcher account (one-time link): {public}/setup/{}",
             link.expose()
         );
     } else {
-        println!("Researchers sign in at http://{}/login", listening.addr);
+        println!("Researchers sign in at {public}/login");
     }
     let handle = listening.handle();
     actix_web::rt::spawn(async move {

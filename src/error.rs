@@ -23,6 +23,8 @@ pub enum AppError {
     NotFound(&'static str),
     /// 405
     MethodNotAllowed,
+    /// 408: the request's body did not arrive in full within the time limit.
+    RequestTimeout { limit_secs: u64 },
     /// 409: the request conflicts with the current state (e.g. survey not open).
     Conflict { code: &'static str, message: String },
     /// 410: the thing existed and was deliberately removed (a withdrawn response).
@@ -92,6 +94,7 @@ impl AppError {
             Self::Unauthorized => "unauthorized",
             Self::NotFound(_) => "not_found",
             Self::MethodNotAllowed => "method_not_allowed",
+            Self::RequestTimeout { .. } => "request_timeout",
             Self::PayloadTooLarge { .. } => "payload_too_large",
             Self::UnsupportedMediaType => "unsupported_media_type",
             Self::Internal(_) => "internal",
@@ -99,7 +102,7 @@ impl AppError {
     }
 
     /// How long a refused client should wait, when that is known (a per-address limit).
-    fn retry_after_secs(&self) -> Option<u64> {
+    pub fn retry_after_secs(&self) -> Option<u64> {
         match self {
             Self::TooManyRequests {
                 retry_after_secs, ..
@@ -121,6 +124,9 @@ impl AppError {
                 .to_owned(),
             Self::NotFound(what) => format!("{what} not found"),
             Self::MethodNotAllowed => "this method is not allowed on this route".to_owned(),
+            Self::RequestTimeout { limit_secs } => {
+                format!("the request body did not arrive within {limit_secs} s; send it again")
+            }
             Self::PayloadTooLarge { limit_bytes } => {
                 format!("the request body is larger than the limit of {limit_bytes} bytes")
             }
@@ -174,6 +180,7 @@ impl ResponseError for AppError {
             Self::Forbidden { .. } => StatusCode::FORBIDDEN,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Self::RequestTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
             Self::Conflict { .. } => StatusCode::CONFLICT,
             Self::Gone { .. } => StatusCode::GONE,
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,

@@ -45,3 +45,13 @@ pub fn listen(addr: &str, db: Database, settings: Settings) -> Result<Listening,
     let server = http::server(listener, db, settings).map_err(AppError::internal)?;
     Ok(Listening { addr, server })
 }
+
+/// Raises the open-file soft limit to the hard limit: every connection, slow ones included,
+/// holds a descriptor, and a low soft limit (often 1 024) turns many of them into refused
+/// connections and failed database opens. Failure only leaves the limit as it was.
+pub fn raise_open_file_limit() {
+    match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(limit) => tracing::debug!(limit, "open-file soft limit raised to the hard limit"),
+        Err(error) => tracing::warn!(%error, "cannot raise the open-file limit"),
+    }
+}

@@ -445,18 +445,29 @@ pub fn researcher_credentials(
     }))
 }
 
-/// Failed sign-ins of this account that are less than an hour old.
+/// An account's failed sign-ins not yet forgotten.
+pub struct LoginFailures {
+    pub count: u64,
+    /// The latest `forget_at` among them (`None` without failures).
+    pub last_forget_at: Option<i64>,
+}
+
+/// Failed sign-ins of this account that are not forgotten at `now`.
 pub fn recent_login_failures(
     connection: &Connection,
     researcher: ResearcherId,
     now: i64,
-) -> Result<u64, AppError> {
-    let count: i64 = connection.query_row(
-        "SELECT count(*) FROM login_failures WHERE researcher_id = ?1 AND forget_at > ?2",
+) -> Result<LoginFailures, AppError> {
+    let (count, last_forget_at): (i64, Option<i64>) = connection.query_row(
+        "SELECT count(*), max(forget_at) FROM login_failures
+         WHERE researcher_id = ?1 AND forget_at > ?2",
         params![researcher.get(), now],
-        |row| row.get(0),
+        |row| Ok((row.get(0)?, row.get(1)?)),
     )?;
-    count_from_sql(count)
+    Ok(LoginFailures {
+        count: count_from_sql(count)?,
+        last_forget_at,
+    })
 }
 
 pub fn record_login_failure(

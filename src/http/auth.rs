@@ -11,6 +11,7 @@ use crate::accounts::{now_unix, SESSION_IDLE_SECONDS, SESSION_TOUCH_SECONDS};
 use crate::db::{queries, Database};
 use crate::domain::{CsrfToken, ResearcherId, SecretToken, TokenHash};
 use crate::error::{AppError, PageError};
+use crate::http::public_url::is_secure_context;
 
 /// The session cookie's name in a secure context: the `__Host-` prefix makes the browser
 /// insist on Secure, Path=/ and no Domain, so no sibling host can plant or read it.
@@ -28,20 +29,6 @@ fn database(request: &HttpRequest) -> Result<Database, AppError> {
         .app_data::<web::Data<Database>>()
         .map(|db| db.get_ref().clone())
         .ok_or_else(|| AppError::internal("the database is not configured"))
-}
-
-/// HTTPS, or a loopback host, which browsers treat as secure too.
-pub fn is_secure_context(request: &HttpRequest) -> bool {
-    let info = request.connection_info();
-    if info.scheme() == "https" {
-        return true;
-    }
-    let host = info.host();
-    let name = match host.rsplit_once(':') {
-        Some((name, port)) if !name.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) => name,
-        _ => host,
-    };
-    matches!(name, "localhost" | "127.0.0.1" | "[::1]")
 }
 
 /// A cookie with the flags every cookie of Deniable carries.
@@ -62,11 +49,15 @@ pub fn cookie(
     cookie
 }
 
+/// Only the name this context sets: in a secure context the `__Host-` name alone, since a
+/// plain-named cookie may have been planted by a sibling host or over plain HTTP.
 fn cookie_value(request: &HttpRequest, secure_name: &str, plain_name: &str) -> Option<String> {
-    request
-        .cookie(secure_name)
-        .or_else(|| request.cookie(plain_name))
-        .map(|cookie| cookie.value().to_owned())
+    let name = if is_secure_context(request) {
+        secure_name
+    } else {
+        plain_name
+    };
+    request.cookie(name).map(|cookie| cookie.value().to_owned())
 }
 
 /// The sign-in and sign-up forms' pre-session token, from its cookie.
@@ -140,28 +131,16 @@ impl FromRequest for SignedIn {
     }
 }
 
-/// The caller of an owner-only API route: a bearer token or a browser session.
-pub enum Owner {
-    Researcher(ResearcherId),
-    /// A bearer token that belongs to nobody: it owns nothing, so surveys look absent.
-    UnknownToken,
-}
+/// The caller of an owner-only API route: a known bearer token or a browser session.
+///
+/// Without one (no credentials, an unknown token, no live session) the route is a 401 as
+/// soon as this is known: the handler's body extractor is polled alongside and never
+/// waited for, so a body that is large or slow is not read first.
+pub struct Owner(ResearcherId);
 
 impl Owner {
-    /// The researcher whose surveys this caller may see; an unknown token sees none (404).
-    pub fn researcher(&self) -> Result<ResearcherId, AppError> {
-        match self {
-            Self::Researcher(researcher) => Ok(*researcher),
-            Self::UnknownToken => Err(AppError::NotFound("survey")),
-        }
-    }
-
-    /// The researcher who creates something; an unknown token is refused (401).
-    pub fn creator(&self) -> Result<ResearcherId, AppError> {
-        match self {
-            Self::Researcher(researcher) => Ok(*researcher),
-            Self::UnknownToken => Err(AppError::Unauthorized),
-        }
+    pub fn researcher(&self) -> ResearcherId {
+        self.0
     }
 }
 
@@ -189,7 +168,7 @@ impl FromRequest for Owner {
                 let researcher = db
                     .read(move |connection| queries::researcher_for_token(connection, &token))
                     .await?;
-                return Ok(researcher.map_or(Self::UnknownToken, Self::Researcher));
+                return researcher.map(Self).ok_or(AppError::Unauthorized);
             }
             let session = current_session(&request)
                 .await?
@@ -204,7 +183,7 @@ impl FromRequest for Owner {
                     .unwrap_or_default();
                 session.check_csrf(presented)?;
             }
-            Ok(Self::Researcher(session.researcher))
+            Ok(Self(session.researcher))
         })
     }
 }

@@ -2,6 +2,8 @@
 //! Handlers extract, parse into domain types, call the database, render.
 
 pub mod auth;
+mod body_deadline;
+pub mod public_url;
 mod rate_limit;
 mod researcher;
 mod respondent;
@@ -11,7 +13,7 @@ mod workspace;
 use std::net::TcpListener;
 use std::num::NonZeroU32;
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{HttpServiceFactory, Server, Service};
@@ -22,6 +24,8 @@ use futures_util::future::{ready, Either};
 
 use crate::db::Database;
 use crate::error::AppError;
+use public_url::{origin, ConfiguredPublicUrl};
+pub use public_url::{InvalidPublicUrl, PublicUrl};
 use rate_limit::{AddressLimiter, RateLimits};
 use static_files::StaticFiles;
 
@@ -44,6 +48,15 @@ pub const CONTENT_SECURITY_POLICY: &str =
      img-src 'self'; connect-src 'self'; object-src 'none'; form-action 'self'; \
      base-uri 'none'; frame-ancestors 'none'";
 
+/// A request body must arrive in full within this long after the request's head (10 s is
+/// 51 KB/s for the largest body, a 512 KiB definition; submissions are at most 16 KiB).
+pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// A request's head must arrive within this long after the connection opens (actix's
+/// default, stated here because the body's limit above builds on it).
+pub const HEAD_READ_TIMEOUT: Duration = Duration::from_secs(5);
+/// After a response that leaves a body unread, the connection lingers this long, then closes.
+pub const DISCONNECT_TIMEOUT: Duration = Duration::from_secs(1);
+
 /// Two years, the preload lists' minimum; sent only when the operator says HTTPS is in front.
 pub const STRICT_TRANSPORT_SECURITY: &str = "max-age=63072000; includeSubDomains";
 
@@ -63,6 +76,11 @@ pub struct Settings {
     pub logins_per_minute: Option<NonZeroU32>,
     /// Behind a reverse proxy, the client is the last `X-Forwarded-For` address.
     pub trust_forwarded_for: bool,
+    /// Where browsers reach this server: absolute links and the secure context come from
+    /// it. `None`: from the request's own `Host` and this connection's scheme.
+    pub public_url: Option<PublicUrl>,
+    /// How long a request body may take to arrive ([`BODY_READ_TIMEOUT`]).
+    pub body_read_timeout: Duration,
 }
 
 impl Settings {
@@ -74,6 +92,8 @@ impl Settings {
             submissions_per_minute: None,
             logins_per_minute: None,
             trust_forwarded_for: false,
+            public_url: None,
+            body_read_timeout: BODY_READ_TIMEOUT,
         }
     }
 }
@@ -83,6 +103,8 @@ pub fn server(listener: TcpListener, db: Database, settings: Settings) -> std::i
     let db = web::Data::new(db);
     let releases = web::Data::new(crate::live::LiveReleases::default());
     let workers = settings.workers;
+    let public_url = web::Data::new(ConfiguredPublicUrl(settings.public_url.clone()));
+    let body_read_timeout = settings.body_read_timeout;
     // One set of limiters for all workers, so an address cannot multiply its allowance.
     let limits = web::Data::new(RateLimits {
         submissions: AddressLimiter::new(
@@ -110,6 +132,7 @@ pub fn server(listener: TcpListener, db: Database, settings: Settings) -> std::i
             .app_data(db.clone())
             .app_data(releases.clone())
             .app_data(limits.clone())
+            .app_data(public_url.clone())
             .app_data(web::PathConfig::default().error_handler(path_error))
             .app_data(web::QueryConfig::default().error_handler(query_error))
             .app_data(
@@ -119,6 +142,13 @@ pub fn server(listener: TcpListener, db: Database, settings: Settings) -> std::i
             )
             .configure(|config| routes(config, settings.static_dir.clone()))
             .default_service(web::to(not_found))
+            // Every body's time limit (body_deadline.rs); inside the request log, so the
+            // log records the 408.
+            .wrap_fn(move |mut request, service| {
+                let watch = body_deadline::watch(&mut request, body_read_timeout);
+                let response = service.call(request);
+                async move { Ok(body_deadline::answer(response.await?, watch)) }
+            })
             .wrap_fn(|request, service| {
                 let method = request.method().clone();
                 let started = Instant::now();
@@ -145,6 +175,8 @@ pub fn server(listener: TcpListener, db: Database, settings: Settings) -> std::i
             .wrap(security_headers)
     })
     .workers(workers)
+    .client_request_timeout(HEAD_READ_TIMEOUT)
+    .client_disconnect_timeout(DISCONNECT_TIMEOUT)
     // The CLI decides what a signal means (a graceful stop, then draining the writer);
     // actix would stop abruptly on Ctrl-C.
     .disable_signals()
@@ -156,7 +188,9 @@ pub fn server(listener: TcpListener, db: Database, settings: Settings) -> std::i
 fn routes(config: &mut web::ServiceConfig, static_dir: Option<PathBuf>) {
     config
         .service(limited(
-            resource("/healthz").route(web::get().to(healthz)),
+            resource("/healthz")
+                .route(web::get().to(healthz))
+                .route(web::head().to(healthz)),
             NO_BODY,
         ))
         .service(limited(
@@ -374,12 +408,6 @@ async fn not_found() -> Result<HttpResponse, AppError> {
 
 async fn method_not_allowed() -> Result<HttpResponse, AppError> {
     Err(AppError::MethodNotAllowed)
-}
-
-/// `scheme://host` as the browser or script reached this server, for absolute links.
-fn origin(request: &HttpRequest) -> String {
-    let info = request.connection_info();
-    format!("{}://{}", info.scheme(), info.host())
 }
 
 /// Liveness only: touches no database, so it measures the bare HTTP stack.

@@ -18,8 +18,12 @@ use crate::export::{stream_export, ExportFormat};
 use crate::live::LiveReleases;
 use crate::{invitations, results};
 
+/// Results, exports and codebooks are the owner's private data: no browser or proxy may
+/// keep a copy (a shared machine, a caching proxy, the back button after signing out).
+const PRIVATE: (header::HeaderName, &str) = (header::CACHE_CONTROL, "no-store");
+
 async fn find_owned_survey(db: &Database, slug: Slug, owner: &Owner) -> Result<Survey, AppError> {
-    let researcher = owner.researcher()?;
+    let researcher = owner.researcher();
     db.read(move |connection| queries::find_owned_survey(connection, &slug, researcher))
         .await?
         .ok_or(AppError::NotFound("survey"))
@@ -71,7 +75,7 @@ pub async fn delete_survey(
     slug: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
     let slug = Slug::parse(&slug)?;
-    erase_survey(&db, &releases, slug, owner.researcher()?).await?;
+    erase_survey(&db, &releases, slug, owner.researcher()).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -105,7 +109,7 @@ pub async fn create_survey(
 ) -> Result<HttpResponse, AppError> {
     let definition = SurveyDefinition::parse(body.into_inner())?;
     let slug = Slug::generate(definition.title())?;
-    let owner_id = owner.creator()?;
+    let owner_id = owner.researcher();
     let survey = db
         .write(move |connection| queries::insert_draft(connection, owner_id, &slug, &definition))
         .await?;
@@ -122,7 +126,7 @@ async fn change_status(
     to: SurveyStatus,
 ) -> Result<HttpResponse, AppError> {
     let slug = Slug::parse(slug)?;
-    let researcher = owner.researcher()?;
+    let researcher = owner.researcher();
     let survey = db
         .write(move |connection| {
             queries::change_status(connection, &slug, researcher, from, to)?;
@@ -163,8 +167,8 @@ pub async fn results(
     owner: Owner,
     query: web::Query<ResultsQuery>,
 ) -> Result<HttpResponse, AppError> {
-    let (_, computed) = owned_results(&db, &slug, owner.researcher()?, query.confidence).await?;
-    Ok(HttpResponse::Ok().json(computed))
+    let (_, computed) = owned_results(&db, &slug, owner.researcher(), query.confidence).await?;
+    Ok(HttpResponse::Ok().insert_header(PRIVATE).json(computed))
 }
 
 /// An owned survey and its results at a confidence level, for the API and the workspace.
@@ -225,6 +229,7 @@ async fn export(
     Ok(HttpResponse::Ok()
         .content_type(format.content_type())
         .insert_header((header::CONTENT_DISPOSITION, disposition))
+        .insert_header(PRIVATE)
         .streaming(stream_export(db.get_ref().clone(), survey.id, format)))
 }
 
@@ -253,7 +258,9 @@ pub async fn codebook(
     owner: Owner,
 ) -> Result<HttpResponse, AppError> {
     let survey = find_owned_survey(&db, Slug::parse(&slug)?, &owner).await?;
-    Ok(HttpResponse::Ok().json(codebook::describe(&survey)))
+    Ok(HttpResponse::Ok()
+        .insert_header(PRIVATE)
+        .json(codebook::describe(&survey)))
 }
 
 /// POST /api/surveys/{slug}/invitations `{"count": N}`: N single-use invitation links as a
@@ -267,20 +274,22 @@ pub async fn create_invitations(
 ) -> Result<HttpResponse, AppError> {
     let slug = Slug::parse(&slug)?;
     let count = InvitationCount::parse(body.count)?;
+    // Before any code is made: a bad Host header must not cost invitations.
+    let origin = super::origin(&request)?;
     let survey = find_owned_survey(&db, slug, &owner).await?;
     let codes = invitations::create(&db, &survey, count).await?;
     Ok(invitations_download(
-        &request,
+        &origin,
         StatusCode::CREATED,
         &survey.slug,
         &codes,
     ))
 }
 
-/// New invitations as the mail-merge CSV download, with links to this server (the API and
-/// the results page alike). Never cached: the codes exist nowhere else.
+/// New invitations as the mail-merge CSV download, with links to `origin` (the API and the
+/// results page alike). Never cached: the codes exist nowhere else.
 pub(super) fn invitations_download(
-    request: &HttpRequest,
+    origin: &str,
     status: StatusCode,
     slug: &Slug,
     codes: &[InvitationCode],
@@ -289,6 +298,6 @@ pub(super) fn invitations_download(
     HttpResponse::build(status)
         .content_type("text/csv; charset=utf-8")
         .insert_header((header::CONTENT_DISPOSITION, disposition))
-        .insert_header((header::CACHE_CONTROL, "no-store"))
-        .body(invitations::csv(&super::origin(request), slug, codes))
+        .insert_header(PRIVATE)
+        .body(invitations::csv(origin, slug, codes))
 }

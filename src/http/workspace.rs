@@ -130,6 +130,7 @@ fn login_page(request: &HttpRequest, email: String, error: Option<AppError>) -> 
         .map_or(actix_web::http::StatusCode::OK, |error| {
             actix_web::ResponseError::status_code(error)
         });
+    let retry_after_secs = error.as_ref().and_then(AppError::retry_after_secs);
     let page = LoginPage {
         nav: None,
         form_token,
@@ -138,6 +139,11 @@ fn login_page(request: &HttpRequest, email: String, error: Option<AppError>) -> 
     };
     let mut response = html(&page)?;
     *response.status_mut() = status;
+    if let Some(seconds) = retry_after_secs {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, header::HeaderValue::from(seconds));
+    }
     response.add_cookie(&cookie).map_err(AppError::internal)?;
     Ok(response)
 }
@@ -863,7 +869,11 @@ struct ResultsView {
     respondent_link: String,
 }
 
-fn results_view(request: &HttpRequest, survey: &Survey, results: &SurveyResults) -> ResultsView {
+fn results_view(
+    request: &HttpRequest,
+    survey: &Survey,
+    results: &SurveyResults,
+) -> Result<ResultsView, AppError> {
     let rows: Vec<ResultRow> = results
         .questions
         .iter()
@@ -908,7 +918,7 @@ fn results_view(request: &HttpRequest, survey: &Survey, results: &SurveyResults)
         });
     let axis_bottom = CHART_TOP + CHART_ROW * rows.len() as f64;
     let confidence_percent = (results.confidence * 100.0).round() as u32;
-    ResultsView {
+    Ok(ResultsView {
         slug: survey.slug.to_string(),
         title: survey.title.clone(),
         status: survey.status.as_str(),
@@ -937,14 +947,14 @@ fn results_view(request: &HttpRequest, survey: &Survey, results: &SurveyResults)
             .collect(),
         chart_left: CHART_LEFT,
         chart_width: CHART_WIDTH,
-        respondent_link: respondent_link(request, &survey.slug),
+        respondent_link: respondent_link(request, &survey.slug)?,
         rows,
-    }
+    })
 }
 
-/// The absolute respondent link, as the browser reached this server.
-fn respondent_link(request: &HttpRequest, slug: &Slug) -> String {
-    format!("{}/s/{slug}", super::origin(request))
+/// The absolute respondent link: the public URL's, or as the browser reached this server.
+fn respondent_link(request: &HttpRequest, slug: &Slug) -> Result<String, AppError> {
+    Ok(format!("{}/s/{slug}", super::origin(request)?))
 }
 
 #[derive(Deserialize)]
@@ -980,7 +990,7 @@ pub async fn results_page(
     html(&ResultsPage {
         nav: Some(Nav::of(&signed_in.0)),
         csrf: signed_in.0.csrf.as_str().to_owned(),
-        view: results_view(&request, &survey, &computed),
+        view: results_view(&request, &survey, &computed)?,
     })
 }
 
@@ -1004,9 +1014,10 @@ pub async fn download_invitations(
     session.check_csrf(&form.csrf)?;
     let survey = owned_survey(&db, &slug, &session).await?;
     let count = InvitationCount::parse(form.count)?;
+    let origin = super::origin(&request)?;
     let codes = invitations::create(&db, &survey, count).await?;
     Ok(super::researcher::invitations_download(
-        &request,
+        &origin,
         actix_web::http::StatusCode::OK,
         &survey.slug,
         &codes,
@@ -1074,7 +1085,7 @@ pub async fn present(
         query.confidence,
     )
     .await?;
-    let view = results_view(&request, &survey, &computed);
+    let view = results_view(&request, &survey, &computed)?;
     let qr_svg = qr_svg(&view.respondent_link)?;
     html(&PresentPage { view, qr_svg })
 }
@@ -1161,7 +1172,8 @@ pub async fn create_invitation(
 ) -> Page {
     let session = signed_in.0;
     session.check_csrf(&form.csrf)?;
+    let origin = super::origin(&request)?;
     let link = accounts::create_invitation(&db, session.researcher).await?;
-    let url = format!("{}/setup/{}", super::origin(&request), link.expose());
+    let url = format!("{}/setup/{}", origin, link.expose());
     account_page(&db, &session, None, Some(url)).await
 }

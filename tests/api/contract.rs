@@ -378,10 +378,11 @@ async fn a_non_owner_gets_404_on_every_owner_route() {
             .await;
         assert_eq!(response.status(), 404, "POST {path}");
     }
+    // A token that belongs to nobody is not a non-owner but no credential at all.
     let unknown_token = app
         .owner_get("not-a-real-token", &format!("/api/surveys/{slug}/results"))
         .await;
-    assert_eq!(unknown_token.status(), 404);
+    assert_eq!(unknown_token.status(), 401);
 }
 
 #[tokio::test]

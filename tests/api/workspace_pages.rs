@@ -196,7 +196,7 @@ async fn an_api_token_is_shown_once_works_as_bearer_and_can_be_revoked() {
     let after = app
         .owner_get(&token, &format!("/api/surveys/{slug}/results"))
         .await;
-    assert_eq!(after.status(), 404, "a revoked token owns nothing");
+    assert_eq!(after.status(), 401, "a revoked token is no credential");
 }
 
 #[tokio::test]
