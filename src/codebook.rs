@@ -5,7 +5,7 @@ use serde::Serialize;
 use crate::domain::Survey;
 use crate::export::formula_safe;
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct Codebook {
     survey: SurveyInfo,
     mechanism: &'static str,
@@ -15,7 +15,7 @@ pub struct Codebook {
     questions: Vec<QuestionMechanism>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 struct SurveyInfo {
     slug: String,
     title: String,
@@ -23,14 +23,14 @@ struct SurveyInfo {
     status: &'static str,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 struct Column {
     name: &'static str,
     r#type: &'static str,
     description: &'static str,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 struct QuestionMechanism {
     id: i64,
     position: u32,
@@ -43,7 +43,7 @@ struct QuestionMechanism {
 }
 
 /// How to analyse the question with the R package `rr` (Blair, Imai & Zhou).
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 struct RPackageEquivalent {
     design: &'static str,
     p: f64,

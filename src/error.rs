@@ -161,14 +161,19 @@ impl From<askama::Error> for AppError {
     }
 }
 
-#[derive(Serialize)]
-struct ErrorBody<'a> {
+/// Every JSON error: `{"error": {"code": "...", "message": "..."}}`.
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct ErrorBody<'a> {
     error: ErrorDetail<'a>,
 }
 
-#[derive(Serialize)]
-struct ErrorDetail<'a> {
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct ErrorDetail<'a> {
+    /// Stable and machine-readable, e.g. `not_found`, `invalid_json`, `survey_not_open`.
+    #[schema(examples("not_found"))]
     code: &'a str,
+    /// For people; it may change between versions.
+    #[schema(examples("survey not found"))]
     message: String,
 }
 

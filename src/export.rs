@@ -78,15 +78,20 @@ impl ExportFormat {
     }
 }
 
-#[derive(Serialize)]
-struct ExportRecord {
+/// One row of an export: a line of the NDJSON, a row of the CSV.
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct ExportRecord {
     /// Hex SHA-256 of the response id: names a response's rows, and (unlike the response
     /// id) cannot be used to submit it again.
+    #[schema(pattern = "^[0-9a-f]{64}$")]
     record_id: String,
     question_id: i64,
     epsilon: f64,
     truth_probability: f64,
+    /// The randomized report: 1 = yes, 0 = no.
+    #[schema(minimum = 0, maximum = 1)]
     report: u8,
+    /// (report − (1 − p)) / (2p − 1): its mean is an unbiased estimate of the "yes" share.
     unbiased_value: f64,
 }
 

@@ -10,11 +10,13 @@ use crate::error::AppError;
 /// The half-width the planner reports respondents for: ±5 percentage points.
 pub const PLANNING_HALF_WIDTH: f64 = 0.05;
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct SurveyResults {
     pub slug: String,
     pub title: String,
+    /// `draft`, `open` or `closed`.
     pub status: String,
+    /// The intervals' confidence level.
     pub confidence: f64,
     pub planned_respondents: u64,
     /// Respondents needed so that every question's Chernoff half-width is at most 5 %.
@@ -22,30 +24,39 @@ pub struct SurveyResults {
     pub questions: Vec<QuestionResults>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct QuestionResults {
     pub id: i64,
     pub position: u32,
     pub text: String,
     pub epsilon: f64,
     pub truth_probability: f64,
+    /// Reports received.
     pub n: u64,
+    /// Reports of yes among them.
     pub reported_yes: u64,
-    /// Unbiased estimate of the true "yes" proportion; `None` without data.
+    /// Unbiased estimate of the true "yes" proportion (may fall outside [0, 1]); `None`
+    /// without data.
     pub estimate: Option<f64>,
+    /// The estimate clipped to [0, 1].
     pub estimate_clipped: Option<f64>,
     pub intervals: Intervals,
     pub respondents_needed_for_5_percent: u64,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+/// Confidence intervals for the true "yes" proportion; `None` without data (`exact` also
+/// when answers came at several ε).
 pub struct Intervals {
+    /// Hoeffding/Chernoff: valid at any n.
     pub chernoff: Option<IntervalBounds>,
+    /// Clopper–Pearson on the reports, mapped through the mechanism.
     pub exact: Option<IntervalBounds>,
+    /// Valid at every n at once (looking at results as they come in).
     pub anytime: Option<IntervalBounds>,
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct IntervalBounds {
     pub low: f64,
     pub high: f64,

@@ -345,9 +345,13 @@ impl InvitationCount {
 }
 
 /// The JSON an owner posts to create invitations.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = InvitationsRequest)]
 pub struct InvitationsInput {
+    /// How many single-use invitations to create (1 to 10 000,
+    /// [`MAX_INVITATIONS_PER_REQUEST`]).
+    #[schema(minimum = 1, maximum = 10_000)]
     pub count: u32,
 }
 
@@ -561,28 +565,54 @@ impl Default for MinCell {
 }
 
 /// The JSON a researcher sends to create a survey (`POST /api/surveys`, `survey create`).
-#[derive(Debug, Deserialize)]
+// The schema's limits are literals (utoipa takes no constants there); a test in
+// src/http/openapi.rs compares them with the constants above.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = SurveyDefinition)]
 pub struct SurveyDefinitionInput {
+    /// 1 to 200 characters once trimmed; no control characters but line breaks.
+    #[schema(min_length = 1, max_length = 200, examples("Exam honesty"))]
     title: String,
+    /// Up to 4 000 characters.
     #[serde(default)]
+    #[schema(max_length = 4000)]
     description: String,
+    /// The sample size the results page plans for (default 1 000).
+    #[schema(minimum = 1, maximum = 1_000_000_000)]
     planned_respondents: Option<u64>,
+    /// Responses then need a single-use invitation (`POST …/invitations`).
     #[serde(default)]
     requires_invitation: bool,
     /// `"YYYY-MM-DD"`: the survey and all its data are deleted once this UTC day is over.
+    #[schema(format = Date, examples("2027-06-30"))]
     delete_after: Option<String>,
-    /// The fewest responses (and new responses) the live pages show at a time.
+    /// The fewest responses (and new responses) the live pages show at a time (default 10).
+    #[schema(minimum = 1, maximum = 10_000)]
     min_cell: Option<u32>,
+    /// 1 to 100 questions, in the order respondents see them.
+    #[schema(min_items = 1, max_items = 100)]
     questions: Vec<QuestionDefinitionInput>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = QuestionDefinition)]
 struct QuestionDefinitionInput {
+    /// A yes/no question, 1 to 1 000 characters once trimmed.
+    #[schema(
+        min_length = 1,
+        max_length = 1000,
+        examples("Have you ever cheated on an exam?")
+    )]
     text: String,
+    /// The question's privacy level ε (0.01 to 20): the device reports the truth with
+    /// probability p = e^ε / (1 + e^ε). Frozen once the survey opens.
+    #[schema(minimum = 0.01, maximum = 20.0, examples(1.0986))]
     epsilon: f64,
+    /// Whether a response must answer it (default true).
     #[serde(default = "required_by_default")]
+    #[schema(default = true)]
     required: bool,
 }
 
@@ -815,13 +845,18 @@ fn bounded_text(field: &str, text: &str, min: usize, max: usize) -> Result<Strin
 }
 
 /// The JSON a respondent's device posts: question id → report (0 or 1).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = Submission)]
 pub struct SubmissionInput {
     answers: Answers,
-    /// The single-use code from the invitation link, when the survey requires one.
+    /// The single-use code from the invitation link (64 lowercase hex characters), when
+    /// the survey requires one; ignored otherwise.
+    #[schema(pattern = "^[0-9a-f]{64}$")]
     invitation: Option<String>,
-    /// Hex SHA-256 of the receipt the device drew: submissions are idempotent by it.
+    /// Hex SHA-256 of the receipt the device drew (64 lowercase hex characters):
+    /// submissions are idempotent by it. Without it the server draws the receipt.
+    #[schema(pattern = "^[0-9a-f]{64}$")]
     response_id: Option<String>,
 }
 
@@ -829,6 +864,37 @@ pub struct SubmissionInput {
 /// ambiguous, and a real device never repeats one.
 #[derive(Debug)]
 struct Answers(BTreeMap<String, u8>);
+
+impl utoipa::PartialSchema for Answers {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Type};
+        let report = ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .enum_values(Some([0, 1]))
+            .description(Some("The randomized report: 1 = yes, 0 = no."));
+        ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .description(Some(
+                "Question id (as a string) → the device's randomized report. Every required \
+                 question is answered, each at most once (\"1\" and \"01\" name the same one).",
+            ))
+            .property_names(Some(
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .pattern(Some("^[0-9]{1,18}$")),
+            ))
+            .additional_properties(Some(AdditionalProperties::RefOr(report.into())))
+            .min_properties(Some(1))
+            .examples([serde_json::json!({"1": 1, "2": 0, "3": 1})])
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for Answers {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "Answers".into()
+    }
+}
 
 impl<'de> Deserialize<'de> for Answers {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {

@@ -3,6 +3,7 @@
 
 pub mod auth;
 mod body_deadline;
+pub mod openapi;
 pub mod public_url;
 mod rate_limit;
 mod researcher;
@@ -190,7 +191,11 @@ fn routes(config: &mut web::ServiceConfig, static_dir: Option<PathBuf>) {
         .service(limited(
             resource("/healthz")
                 .route(web::get().to(healthz))
-                .route(web::head().to(healthz)),
+                .route(web::head().to(healthz_head)),
+            NO_BODY,
+        ))
+        .service(limited(
+            resource("/api/openapi.json").route(web::get().to(openapi::openapi_json)),
             NO_BODY,
         ))
         .service(limited(
@@ -410,7 +415,25 @@ async fn method_not_allowed() -> Result<HttpResponse, AppError> {
     Err(AppError::MethodNotAllowed)
 }
 
-/// Liveness only: touches no database, so it measures the bare HTTP stack.
+/// GET /healthz: liveness only; touches no database, so it measures the bare HTTP stack.
+#[utoipa::path(
+    get,
+    path = "/healthz",
+    tag = "service",
+    responses((status = 200, description = "`ok`", body = String, content_type = "text/plain")),
+)]
 async fn healthz() -> HttpResponse {
     HttpResponse::Ok().content_type("text/plain").body("ok")
+}
+
+/// HEAD /healthz: the same without the body, for load balancers.
+#[utoipa::path(
+    head,
+    path = "/healthz",
+    tag = "service",
+    operation_id = "healthz_head",
+    responses((status = 200, description = "Alive (no body).", content_type = "text/plain")),
+)]
+async fn healthz_head() -> HttpResponse {
+    healthz().await
 }

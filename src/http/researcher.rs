@@ -6,6 +6,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
 
 use super::auth::Owner;
+use super::openapi::{SlugPath, CSRF_REFUSED, UNAUTHORIZED};
 use super::respondent::{public_questions, PublicQuestion};
 use crate::codebook;
 use crate::db::{queries, responses, Database};
@@ -13,7 +14,7 @@ use crate::domain::{
     InvitationCode, InvitationCount, InvitationsInput, ResearcherId, Slug, Survey,
     SurveyDefinition, SurveyDefinitionInput, SurveyStatus,
 };
-use crate::error::AppError;
+use crate::error::{AppError, ErrorBody};
 use crate::export::{stream_export, ExportFormat};
 use crate::live::LiveReleases;
 use crate::{invitations, results};
@@ -29,20 +30,39 @@ async fn find_owned_survey(db: &Database, slug: Slug, owner: &Owner) -> Result<S
         .ok_or(AppError::NotFound("survey"))
 }
 
-#[derive(Serialize)]
+/// An owned survey.
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = Survey)]
 struct SurveyBody {
+    /// The survey's name in every URL.
+    #[schema(examples("exam-honesty-3f9a1c2e"))]
     slug: String,
+    #[schema(value_type = SurveyStatusName)]
     status: &'static str,
     title: String,
     description: String,
     planned_respondents: u64,
     requires_invitation: bool,
     /// `YYYY-MM-DD`: everything of the survey is deleted once that UTC day is over.
+    #[schema(format = Date)]
     delete_after: Option<String>,
+    /// The fewest responses (and new responses) the live pages show at a time.
     min_cell: u32,
-    /// Where respondents answer.
+    /// Where respondents answer (a path on this server).
+    #[schema(examples("/s/exam-honesty-3f9a1c2e"))]
     link: String,
     questions: Vec<PublicQuestion>,
+}
+
+/// A survey's status: `draft` (being edited; 404 to respondents), `open` (collecting; ε
+/// frozen) or `closed` (for good).
+#[derive(utoipa::ToSchema)]
+#[schema(as = SurveyStatus, rename_all = "lowercase")]
+#[allow(dead_code)] // a schema only: the status is written by `SurveyStatus::as_str`
+enum SurveyStatusName {
+    Draft,
+    Open,
+    Closed,
 }
 
 impl From<Survey> for SurveyBody {
@@ -68,6 +88,20 @@ impl From<Survey> for SurveyBody {
 /// DELETE /api/surveys/{slug}: deletes an owned survey, whatever its status, with all its
 /// responses and invitations (as ethics boards require once a study ends). They are gone
 /// from every file, rebuilt by a compaction epoch, before the 204.
+#[utoipa::path(
+    delete,
+    path = "/api/surveys/{slug}",
+    tag = "owner",
+    params(SlugPath),
+    security(("bearer" = [])),
+    responses(
+        (status = 204, description = "Deleted, and gone from every file."),
+        (status = 401, description = UNAUTHORIZED, body = ErrorBody,
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = CSRF_REFUSED, body = ErrorBody),
+        (status = 404, description = "`not_found`: no such survey of yours.", body = ErrorBody),
+    )
+)]
 pub async fn delete_survey(
     owner: Owner,
     db: web::Data<Database>,
@@ -102,6 +136,24 @@ pub(super) async fn erase_survey(
 }
 
 /// POST /api/surveys: creates a draft from a JSON definition.
+#[utoipa::path(
+    post,
+    path = "/api/surveys",
+    tag = "owner",
+    security(("bearer" = [])),
+    request_body(content = SurveyDefinitionInput, description = "The definition (at most \
+        512 KiB), as `deniable survey create --file` takes it."),
+    responses(
+        (status = 201, description = "The draft.", body = SurveyBody,
+            headers(("Location" = String, description = "`/api/surveys/{slug}`"))),
+        (status = 400, description = "`invalid_json`, `invalid_text`, `invalid_questions`, \
+            `invalid_epsilon`, `invalid_planned_respondents`, `invalid_delete_after` or \
+            `invalid_min_cell`.", body = ErrorBody),
+        (status = 401, description = UNAUTHORIZED, body = ErrorBody,
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = CSRF_REFUSED, body = ErrorBody),
+    )
+)]
 pub async fn create_survey(
     db: web::Data<Database>,
     owner: Owner,
@@ -137,6 +189,22 @@ async fn change_status(
 }
 
 /// POST /api/surveys/{slug}/open: starts collection; ε can no longer change.
+#[utoipa::path(
+    post,
+    path = "/api/surveys/{slug}/open",
+    tag = "owner",
+    params(SlugPath),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The survey, now open.", body = SurveyBody),
+        (status = 401, description = UNAUTHORIZED, body = ErrorBody,
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = CSRF_REFUSED, body = ErrorBody),
+        (status = 404, description = "`not_found`: no such survey of yours.", body = ErrorBody),
+        (status = 409, description = "`invalid_status_change`: only a draft can open.",
+            body = ErrorBody),
+    )
+)]
 pub async fn open(
     db: web::Data<Database>,
     slug: web::Path<String>,
@@ -146,6 +214,22 @@ pub async fn open(
 }
 
 /// POST /api/surveys/{slug}/close: stops collection for good.
+#[utoipa::path(
+    post,
+    path = "/api/surveys/{slug}/close",
+    tag = "owner",
+    params(SlugPath),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The survey, now closed.", body = SurveyBody),
+        (status = 401, description = UNAUTHORIZED, body = ErrorBody,
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = CSRF_REFUSED, body = ErrorBody),
+        (status = 404, description = "`not_found`: no such survey of yours.", body = ErrorBody),
+        (status = 409, description = "`invalid_status_change`: only an open survey can \
+            close.", body = ErrorBody),
+    )
+)]
 pub async fn close(
     db: web::Data<Database>,
     slug: web::Path<String>,
@@ -154,13 +238,34 @@ pub async fn close(
     change_status(&db, &slug, &owner, SurveyStatus::Open, SurveyStatus::Closed).await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::IntoParams)]
 #[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
 pub struct ResultsQuery {
+    /// The intervals' confidence level, strictly between 0 and 1 (default 0.95).
+    #[param(exclusive_minimum = 0, exclusive_maximum = 1, example = 0.95)]
     confidence: Option<f64>,
 }
 
 /// GET /api/surveys/{slug}/results?confidence=0.95
+///
+/// Per question: n, reports of yes, the debiased estimate and three intervals.
+#[utoipa::path(
+    get,
+    path = "/api/surveys/{slug}/results",
+    tag = "owner",
+    params(SlugPath, ResultsQuery),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The results (`Cache-Control: no-store`).",
+            body = results::SurveyResults),
+        (status = 400, description = "`invalid_confidence` or `invalid_query` (an unknown \
+            parameter).", body = ErrorBody),
+        (status = 401, description = UNAUTHORIZED, body = ErrorBody,
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 404, description = "`not_found`: no such survey of yours.", body = ErrorBody),
+    )
+)]
 pub async fn results(
     db: web::Data<Database>,
     slug: web::Path<String>,
@@ -234,6 +339,26 @@ async fn export(
 }
 
 /// GET /api/surveys/{slug}/export.csv
+///
+/// One row per (response, answered question), ordered by record id, streamed. The columns
+/// are `record_id,question_id,epsilon,truth_probability,report,unbiased_value`; the
+/// codebook says what each means.
+#[utoipa::path(
+    get,
+    path = "/api/surveys/{slug}/export.csv",
+    tag = "owner",
+    params(SlugPath),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The CSV download (`Cache-Control: no-store`).",
+            body = String, content_type = "text/csv; charset=utf-8",
+            headers(("Content-Disposition" = String, description = "`attachment; \
+                filename=\"{slug}.csv\"`"))),
+        (status = 401, description = UNAUTHORIZED, body = ErrorBody,
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 404, description = "`not_found`: no such survey of yours.", body = ErrorBody),
+    )
+)]
 pub async fn export_csv(
     db: web::Data<Database>,
     slug: web::Path<String>,
@@ -243,6 +368,24 @@ pub async fn export_csv(
 }
 
 /// GET /api/surveys/{slug}/export.ndjson
+///
+/// The same rows as the CSV, one JSON object per line.
+#[utoipa::path(
+    get,
+    path = "/api/surveys/{slug}/export.ndjson",
+    tag = "owner",
+    params(SlugPath),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The NDJSON download (`Cache-Control: no-store`), one \
+            `ExportRecord` per line.", body = String, content_type = "application/x-ndjson",
+            headers(("Content-Disposition" = String, description = "`attachment; \
+                filename=\"{slug}.ndjson\"`"))),
+        (status = 401, description = UNAUTHORIZED, body = ErrorBody,
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 404, description = "`not_found`: no such survey of yours.", body = ErrorBody),
+    )
+)]
 pub async fn export_ndjson(
     db: web::Data<Database>,
     slug: web::Path<String>,
@@ -252,6 +395,23 @@ pub async fn export_ndjson(
 }
 
 /// GET /api/surveys/{slug}/codebook.json
+///
+/// Every export column, and each question's mechanism (ε, p; the R package `rr`'s design
+/// "mirrored" with its p).
+#[utoipa::path(
+    get,
+    path = "/api/surveys/{slug}/codebook.json",
+    tag = "owner",
+    params(SlugPath),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The codebook (`Cache-Control: no-store`).",
+            body = codebook::Codebook),
+        (status = 401, description = UNAUTHORIZED, body = ErrorBody,
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 404, description = "`not_found`: no such survey of yours.", body = ErrorBody),
+    )
+)]
 pub async fn codebook(
     db: web::Data<Database>,
     slug: web::Path<String>,
@@ -265,6 +425,29 @@ pub async fn codebook(
 
 /// POST /api/surveys/{slug}/invitations `{"count": N}`: N single-use invitation links as a
 /// CSV download for a mail merge. The codes are shown only in this response.
+#[utoipa::path(
+    post,
+    path = "/api/surveys/{slug}/invitations",
+    tag = "owner",
+    params(SlugPath),
+    security(("bearer" = [])),
+    request_body = InvitationsInput,
+    responses(
+        (status = 201, description = "The CSV `invitation,link` (`Cache-Control: no-store`; \
+            the codes exist nowhere else).", body = String,
+            content_type = "text/csv; charset=utf-8",
+            headers(("Content-Disposition" = String, description = "`attachment; \
+                filename=\"{slug}-invitations.csv\"`"))),
+        (status = 400, description = "`invalid_json`, `invalid_count` or `invalid_host` (the \
+            links' host comes from the request without `--public-url`).", body = ErrorBody),
+        (status = 401, description = UNAUTHORIZED, body = ErrorBody,
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = CSRF_REFUSED, body = ErrorBody),
+        (status = 404, description = "`not_found`: no such survey of yours.", body = ErrorBody),
+        (status = 409, description = "`invitations_not_required`: the survey was created \
+            without `requires_invitation`.", body = ErrorBody),
+    )
+)]
 pub async fn create_invitations(
     request: HttpRequest,
     db: web::Data<Database>,

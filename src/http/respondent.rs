@@ -6,13 +6,14 @@ use askama::Template;
 use randomized_response::posterior_after_yes;
 use serde::{Deserialize, Serialize};
 
+use super::openapi::SlugPath;
 use super::rate_limit::SubmissionAllowed;
 use crate::db::responses::{self, Stored};
 use crate::db::{queries, Database};
 use crate::domain::{
     Nonce, Receipt, RecordId, Slug, StoredReport, Submission, SubmissionInput, Survey, SurveyStatus,
 };
-use crate::error::AppError;
+use crate::error::{AppError, ErrorBody};
 
 /// The prior an observer is assumed to hold, for the plain-language explanation.
 const EXPLAINED_PRIOR: f64 = 0.10;
@@ -100,6 +101,20 @@ impl SurveyPage {
 }
 
 /// GET /s/{slug}: the form.
+///
+/// The respondent's page (HTML): its script fetches the definition, draws the reports on
+/// the device and posts them. Drafts are 404 here as on every public route.
+#[utoipa::path(
+    get,
+    path = "/s/{slug}",
+    tag = "respondent",
+    params(SlugPath),
+    responses(
+        (status = 200, description = "The survey's form.", body = String,
+            content_type = "text/html; charset=utf-8"),
+        (status = 404, description = "`not_found`: no such survey, or a draft.", body = ErrorBody),
+    )
+)]
 pub async fn form(
     db: web::Data<Database>,
     slug: web::Path<String>,
@@ -117,26 +132,36 @@ pub(super) fn preview_html(survey: Survey) -> Result<String, AppError> {
     Ok(SurveyPage::of(survey, true)?.render()?)
 }
 
-#[derive(Serialize)]
+/// A survey as respondents see it, with a fresh nonce.
+#[derive(Serialize, utoipa::ToSchema)]
 struct PublicDefinition {
     slug: String,
     title: String,
     description: String,
+    /// `open` or `closed` (drafts are 404).
+    #[schema(examples("open"))]
     status: &'static str,
     /// The form then sends the code from its invitation link's fragment.
     requires_invitation: bool,
+    /// The sum of the questions' ε: the privacy loss of one whole response.
     total_epsilon: f64,
     /// 64 hex characters: the server's half of the seed, fresh for every request.
+    #[schema(pattern = "^[0-9a-f]{64}$")]
     nonce: String,
     questions: Vec<PublicQuestion>,
 }
 
-#[derive(Serialize)]
+/// One question and its mechanism.
+#[derive(Serialize, utoipa::ToSchema)]
 pub(super) struct PublicQuestion {
+    /// The key of its report in a submission's `answers`.
     id: i64,
+    /// 0-based order on the form.
     position: u32,
     text: String,
+    /// Privacy level ε.
     epsilon: f64,
+    /// p = e^ε / (1 + e^ε): the probability that the device reports the true answer.
     truth_probability: f64,
     required: bool,
 }
@@ -157,6 +182,17 @@ pub(super) fn public_questions(survey: &Survey) -> Vec<PublicQuestion> {
 }
 
 /// GET /api/surveys/{slug}: the public definition with a fresh nonce.
+#[utoipa::path(
+    get,
+    path = "/api/surveys/{slug}",
+    tag = "respondent",
+    params(SlugPath),
+    responses(
+        (status = 200, description = "The definition (`Cache-Control: no-store`: the nonce \
+            is never reused).", body = PublicDefinition),
+        (status = 404, description = "`not_found`: no such survey, or a draft.", body = ErrorBody),
+    )
+)]
 pub async fn definition(
     db: web::Data<Database>,
     slug: web::Path<String>,
@@ -179,12 +215,19 @@ pub async fn definition(
         .json(body))
 }
 
-#[derive(Serialize)]
+/// A stored submission.
+#[derive(Serialize, utoipa::ToSchema)]
 struct StoredBody {
+    /// Always `stored`.
+    #[schema(examples("stored"))]
     status: &'static str,
+    /// Hex SHA-256 of the response id: the response's name in exports.
+    #[schema(pattern = "^[0-9a-f]{64}$")]
     record_id: String,
-    /// Only when the server drew the receipt (the device sent no response id).
+    /// Only when the server drew the receipt (the device sent no response id): the
+    /// respondent's secret (43 base64url characters), shown only now.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(pattern = "^[A-Za-z0-9_-]{43}$")]
     receipt: Option<String>,
 }
 
@@ -194,6 +237,33 @@ struct StoredBody {
 /// survey has closed; other reports under that id a 409; a withdrawn one a 410. Without a
 /// `response_id` the server draws the receipt and returns it. The rate limit comes first,
 /// so a refused client costs no parsing or database work.
+#[utoipa::path(
+    post,
+    path = "/api/surveys/{slug}/responses",
+    tag = "respondent",
+    params(SlugPath),
+    request_body(content = SubmissionInput, description = "One response: a randomized \
+        report per answered question (bodies of at most 16 KiB)."),
+    responses(
+        (status = 201, description = "Stored (after COMMIT).", body = StoredBody),
+        (status = 200, description = "The same reports were already stored under this \
+            `response_id` (a device's retry), even once the survey has closed.",
+            body = StoredBody),
+        (status = 400, description = "`invalid_json`, `unknown_question`, `invalid_report`, \
+            `duplicate_answer`, `missing_answer`, `empty_submission` or \
+            `invalid_response_id`.", body = ErrorBody),
+        (status = 403, description = "`invitation_required` or `invitation_invalid` (unknown \
+            or used).", body = ErrorBody),
+        (status = 404, description = "`not_found`: no such survey, or a draft.", body = ErrorBody),
+        (status = 409, description = "`survey_not_open` (closed), or `response_id_conflict`: \
+            other reports are stored under this `response_id`.", body = ErrorBody),
+        (status = 410, description = "`response_withdrawn`: this response was withdrawn and \
+            cannot be sent again.", body = ErrorBody),
+        (status = 429, description = "`too_many_requests`: too many submissions from this \
+            network address.", body = ErrorBody, headers(
+            ("Retry-After" = u64, description = "Seconds to wait before trying again."))),
+    )
+)]
 pub async fn submit(
     _: SubmissionAllowed,
     db: web::Data<Database>,
@@ -237,24 +307,32 @@ pub async fn submit(
 }
 
 /// `{"receipt": "..."}`: receipts travel in bodies, never in a URL (proxies log URLs).
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = ReceiptRequest)]
 pub struct ReceiptInput {
+    /// The respondent's secret receipt: 43 base64url characters.
+    #[schema(pattern = "^[A-Za-z0-9_-]{43}$")]
     receipt: String,
 }
 
-#[derive(Serialize)]
+/// What the server holds of one response.
+#[derive(Serialize, utoipa::ToSchema)]
 struct StoredResponseBody {
+    /// The survey's slug.
     survey: String,
+    #[schema(pattern = "^[0-9a-f]{64}$")]
     record_id: String,
     reports: Vec<StoredReportBody>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 struct StoredReportBody {
     question_id: i64,
     epsilon: f64,
     truth_probability: f64,
+    /// The randomized report: 1 = yes, 0 = no.
+    #[schema(minimum = 0, maximum = 1)]
     report: u8,
 }
 
@@ -295,6 +373,19 @@ async fn withdraw(db: &Database, slug: Slug, receipt: &Receipt) -> Result<(), Ap
 
 /// POST /api/surveys/{slug}/responses/lookup `{"receipt"}`: what the server holds of one's
 /// response.
+#[utoipa::path(
+    post,
+    path = "/api/surveys/{slug}/responses/lookup",
+    tag = "respondent",
+    params(SlugPath),
+    request_body = ReceiptInput,
+    responses(
+        (status = 200, description = "The stored reports.", body = StoredResponseBody),
+        (status = 400, description = "`invalid_json`.", body = ErrorBody),
+        (status = 404, description = "`not_found`: no such survey, or nothing is stored \
+            under this receipt (withdrawn, never sent, or not a receipt).", body = ErrorBody),
+    )
+)]
 pub async fn lookup_response(
     db: web::Data<Database>,
     slug: web::Path<String>,
@@ -313,6 +404,21 @@ pub async fn lookup_response(
 }
 
 /// POST /api/surveys/{slug}/responses/withdraw `{"receipt"}`: withdraws one's response.
+///
+/// Once answered, the reports are gone from every file of the database.
+#[utoipa::path(
+    post,
+    path = "/api/surveys/{slug}/responses/withdraw",
+    tag = "respondent",
+    params(SlugPath),
+    request_body = ReceiptInput,
+    responses(
+        (status = 204, description = "Withdrawn."),
+        (status = 400, description = "`invalid_json`.", body = ErrorBody),
+        (status = 404, description = "`not_found`: no such survey, or nothing is stored \
+            under this receipt.", body = ErrorBody),
+    )
+)]
 pub async fn withdraw_response(
     db: web::Data<Database>,
     slug: web::Path<String>,
@@ -363,6 +469,17 @@ impl ReceiptPage {
 }
 
 /// GET /s/{slug}/receipt: paste a receipt to view or withdraw one's response.
+#[utoipa::path(
+    get,
+    path = "/s/{slug}/receipt",
+    tag = "respondent",
+    params(SlugPath),
+    responses(
+        (status = 200, description = "The receipt page.", body = String,
+            content_type = "text/html; charset=utf-8"),
+        (status = 404, description = "`not_found`: no such survey, or a draft.", body = ErrorBody),
+    )
+)]
 pub async fn receipt_page(
     db: web::Data<Database>,
     slug: web::Path<String>,
@@ -371,14 +488,41 @@ pub async fn receipt_page(
     ReceiptPage::render_with(&survey, ReceiptOutcome::Ask)
 }
 
-#[derive(Deserialize)]
+/// The receipt page's form.
+#[derive(Deserialize, utoipa::ToSchema)]
 pub struct ReceiptForm {
+    /// The receipt (anything else is reported as "nothing stored").
     receipt: String,
+    #[schema(value_type = ReceiptAction)]
     action: String,
+}
+
+/// What the receipt page's form asks for.
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "lowercase")]
+#[allow(dead_code)] // a schema only: the form's `action` is matched as text
+enum ReceiptAction {
+    View,
+    Withdraw,
 }
 
 /// POST /s/{slug}/receipt: the page's form (works without JavaScript). No CSRF token: the
 /// receipt itself is the credential, and a forged request would have to know it.
+#[utoipa::path(
+    post,
+    path = "/s/{slug}/receipt",
+    tag = "respondent",
+    params(SlugPath),
+    request_body(content = ReceiptForm, content_type = "application/x-www-form-urlencoded"),
+    responses(
+        (status = 200, description = "The page with the stored reports, the withdrawal \
+            done, or \"nothing is stored under this receipt\".", body = String,
+            content_type = "text/html; charset=utf-8"),
+        (status = 400, description = "`invalid_form` (a field is missing) or \
+            `invalid_action`.", body = ErrorBody),
+        (status = 404, description = "`not_found`: no such survey, or a draft.", body = ErrorBody),
+    )
+)]
 pub async fn receipt_action(
     db: web::Data<Database>,
     slug: web::Path<String>,

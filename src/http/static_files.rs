@@ -43,6 +43,34 @@ fn content_type(file: &str) -> &'static str {
 }
 
 /// GET /static/{file}
+///
+/// The form's and the workspace's script, style, WebAssembly and icon, with an ETag.
+#[utoipa::path(
+    get,
+    path = "/static/{file}",
+    tag = "service",
+    params(
+        ("file" = String, Path, description = "A file name such as `form.js`, `form.css`, \
+            `randomized_response.wasm` or `favicon.svg`.", example = "form.js"),
+        ("If-None-Match" = Option<String>, Header, description = "An ETag of an earlier \
+            answer: 304 while the file is unchanged."),
+    ),
+    responses(
+        (status = 200, description = "The file (`Cache-Control: no-cache`).",
+            headers(("ETag" = String, description = "A hash of the file.")),
+            content(
+                (String = "text/javascript; charset=utf-8"),
+                (String = "text/css; charset=utf-8"),
+                (Vec<u8> = "application/wasm"),
+                (String = "image/svg+xml"),
+                (String = "text/html; charset=utf-8"),
+                (Vec<u8> = "application/octet-stream"),
+            )),
+        (status = 304, description = "Unchanged since the ETag given in `If-None-Match`.",
+            headers(("ETag" = String, description = "A hash of the file."))),
+        (status = 404, description = "`not_found`: no such file.", body = crate::error::ErrorBody),
+    )
+)]
 pub async fn static_file(
     request: HttpRequest,
     source: web::Data<StaticFiles>,

@@ -13,6 +13,7 @@ mod hardening;
 mod headers;
 mod invitations;
 mod lifecycle;
+mod openapi;
 mod poisoning;
 mod privacy;
 mod rate_limit;

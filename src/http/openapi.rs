@@ -1,0 +1,253 @@
+//! GET /api/openapi.json: the HTTP API described for machines (OpenAPI 3.1), generated
+//! from the annotations on the handlers and the body types. Public: it describes the API,
+//! not anyone's data.
+//!
+//! The annotations are written by hand, so two things keep them honest: a test compares
+//! the document's operations with the router (tests/api/openapi.rs), and Schemathesis
+//! checks every response against the document (scripts/fuzz-api).
+
+use std::sync::LazyLock;
+
+use actix_web::HttpResponse;
+use utoipa::openapi::path::{Operation, Parameter, ParameterBuilder, ParameterIn};
+use utoipa::openapi::schema::{ObjectBuilder, Type};
+use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
+use utoipa::openapi::{Content, Ref, Required, ResponseBuilder};
+use utoipa::{IntoParams, Modify, OpenApi};
+
+use super::{researcher, respondent, static_files};
+
+/// The 401 of every owner route.
+pub(super) const UNAUTHORIZED: &str = "`unauthorized`: no `Authorization: Bearer <token>` \
+     with a valid API token (nor a signed-in session). Answered before any body is read.";
+
+/// The 403 of every owner route that changes something.
+pub(super) const CSRF_REFUSED: &str = "`csrf_token_missing`: only with a browser's session \
+     cookie instead of a token, when the `X-CSRF-Token` header is missing or wrong.";
+
+const DESCRIPTION: &str = "\
+Surveys on sensitive yes/no questions with randomized response on the respondent's device: \
+the server only ever receives randomized reports, and owners get debiased estimates with \
+confidence intervals.
+
+**Errors** are always JSON, `{\"error\": {\"code\": \"...\", \"message\": \"...\"}}` \
+(`ErrorBody`): `code` is stable and machine-readable, `message` is for people. A 500 \
+(`internal`) has the same shape and says nothing about its cause.
+
+**Owners** authenticate with `Authorization: Bearer <token>` (`deniable token create EMAIL`, \
+or the workspace's account page). A survey that is not yours is a 404, like one that does \
+not exist. In the browser, a session cookie also works, with the header `X-CSRF-Token` on \
+anything that changes state.
+
+**Limits.** Every operation refuses a body larger than its limit with 413 (operations without \
+a request body take none at all); a body must arrive in full within 10 s of the request's head \
+(else 408, and the connection closes); JSON bodies need `Content-Type: application/json` \
+(else 415). Submissions are rate-limited per client address (429 with `Retry-After`). Any \
+other method on a documented path is a 405.
+
+**Left out:** the researchers' workspace, HTML pages and their forms for people in a browser \
+(`/`, `/login`, `/logout`, `/setup/{token}`, `/surveys/...`, `/account/...`). Everything a \
+script needs is here.";
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Deniable", description = DESCRIPTION),
+    paths(
+        super::healthz,
+        super::healthz_head,
+        openapi_json,
+        respondent::form,
+        respondent::definition,
+        respondent::submit,
+        respondent::lookup_response,
+        respondent::withdraw_response,
+        respondent::receipt_page,
+        respondent::receipt_action,
+        researcher::create_survey,
+        researcher::delete_survey,
+        researcher::open,
+        researcher::close,
+        researcher::results,
+        researcher::export_csv,
+        researcher::export_ndjson,
+        researcher::codebook,
+        researcher::create_invitations,
+        static_files::static_file,
+    ),
+    components(schemas(crate::export::ExportRecord)),
+    modifiers(&BearerToken, &BodyLimits),
+    tags(
+        (name = "respondent", description = "What respondents (and their devices) reach: \
+            public by design."),
+        (name = "owner", description = "A survey's owner: needs a bearer token."),
+        (name = "service", description = "Liveness, this document and the static files."),
+    )
+)]
+struct ApiDoc;
+
+/// The document, as served.
+pub fn document() -> utoipa::openapi::OpenApi {
+    ApiDoc::openapi()
+}
+
+static DOCUMENT_JSON: LazyLock<String> = LazyLock::new(|| {
+    document()
+        .to_pretty_json()
+        .expect("the OpenAPI document serializes")
+});
+
+/// GET /api/openapi.json: this API's OpenAPI 3.1 document.
+#[utoipa::path(
+    get,
+    path = "/api/openapi.json",
+    tag = "service",
+    responses(
+        (status = 200, description = "This document.", body = Object,
+            content_type = "application/json"),
+    )
+)]
+pub async fn openapi_json() -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("application/json")
+        .body(DOCUMENT_JSON.as_str())
+}
+
+/// The `{slug}` of every survey route.
+pub(super) struct SlugPath;
+
+impl IntoParams for SlugPath {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        let slug = ObjectBuilder::new()
+            .schema_type(Type::String)
+            .examples(["demo"]);
+        vec![ParameterBuilder::new()
+            .name("slug")
+            .parameter_in(ParameterIn::Path)
+            .required(Required::True)
+            .description(Some(
+                "The survey's slug: 1 to 64 of `a-z`, `0-9` and inner `-` (anything else names \
+                 no survey: 404). Every fresh database has the open survey `demo`.",
+            ))
+            .schema(Some(slug))
+            .build()]
+    }
+}
+
+/// The bearer-token scheme the owner operations name.
+struct BearerToken;
+
+impl Modify for BearerToken {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        let mut bearer = Http::new(HttpAuthScheme::Bearer);
+        bearer.description = Some(
+            "An API token: `deniable token create EMAIL`, or the workspace's account page. \
+             Shown once; the server keeps only its hash."
+                .to_owned(),
+        );
+        components.add_security_scheme("bearer", SecurityScheme::Http(bearer));
+    }
+}
+
+/// The statuses that follow from how every route is mounted (`limited` and the body's time
+/// limit in src/http/mod.rs), added to every operation they apply to.
+struct BodyLimits;
+
+impl Modify for BodyLimits {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        for item in openapi.paths.paths.values_mut() {
+            for operation in [
+                &mut item.get,
+                &mut item.head,
+                &mut item.post,
+                &mut item.put,
+                &mut item.patch,
+                &mut item.delete,
+            ]
+            .into_iter()
+            .flatten()
+            {
+                add_body_statuses(operation);
+            }
+        }
+    }
+}
+
+fn error(description: &str) -> utoipa::openapi::RefOr<utoipa::openapi::Response> {
+    ResponseBuilder::new()
+        .description(description)
+        .content(
+            "application/json",
+            Content::new(Some(Ref::from_schema_name("ErrorBody"))),
+        )
+        .build()
+        .into()
+}
+
+fn add_body_statuses(operation: &mut Operation) {
+    let responses = &mut operation.responses.responses;
+    let Some(body) = &operation.request_body else {
+        responses.insert(
+            "413".to_owned(),
+            error("`payload_too_large`: this operation takes no request body."),
+        );
+        return;
+    };
+    responses.insert(
+        "413".to_owned(),
+        error("`payload_too_large`: the body is larger than this operation's limit (the message says which)."),
+    );
+    responses.insert(
+        "408".to_owned(),
+        error("`request_timeout`: the body did not arrive in full within the time limit; the connection is closed."),
+    );
+    if body.content.contains_key("application/json") {
+        responses.insert(
+            "415".to_owned(),
+            error("`unsupported_media_type`: the body is not sent as `application/json`."),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use crate::domain::{
+        MAX_DESCRIPTION_CHARS, MAX_INVITATIONS_PER_REQUEST, MAX_PLANNED_RESPONDENTS, MAX_QUESTIONS,
+        MAX_QUESTION_CHARS, MAX_TITLE_CHARS,
+    };
+    use randomized_response::PrivacyLevel;
+
+    fn schema(name: &str) -> Value {
+        let document = serde_json::to_value(super::document()).unwrap();
+        document["components"]["schemas"][name].clone()
+    }
+
+    /// The annotations take literal numbers only: here they meet the constants.
+    #[test]
+    fn the_documented_limits_are_the_constants_of_the_domain() {
+        let definition = schema("SurveyDefinition");
+        let properties = &definition["properties"];
+        assert_eq!(properties["title"]["maxLength"], MAX_TITLE_CHARS);
+        assert_eq!(
+            properties["description"]["maxLength"],
+            MAX_DESCRIPTION_CHARS
+        );
+        assert_eq!(
+            properties["planned_respondents"]["maximum"],
+            MAX_PLANNED_RESPONDENTS
+        );
+        assert_eq!(
+            properties["min_cell"]["maximum"],
+            crate::domain::MinCell::MAX
+        );
+        assert_eq!(properties["questions"]["maxItems"], MAX_QUESTIONS);
+        let question = &schema("QuestionDefinition")["properties"];
+        assert_eq!(question["text"]["maxLength"], MAX_QUESTION_CHARS);
+        assert_eq!(question["epsilon"]["minimum"], PrivacyLevel::MIN_EPSILON);
+        assert_eq!(question["epsilon"]["maximum"], PrivacyLevel::MAX_EPSILON);
+        let invitations = &schema("InvitationsRequest")["properties"];
+        assert_eq!(invitations["count"]["maximum"], MAX_INVITATIONS_PER_REQUEST);
+    }
+}

@@ -1,0 +1,215 @@
+//! GET /api/openapi.json: public, complete (the router's routes and the document's
+//! operations are the same set), and honest about authentication and the body limits.
+//! (Its validity as OpenAPI 3.1 and every response's conformance are checked by
+//! scripts/fuzz-api, with openapi-spec-validator and Schemathesis.)
+
+use std::collections::BTreeSet;
+
+use serde_json::{json, Value};
+
+use crate::common::{spawn_app, TestApp};
+
+const ROUTER_SOURCE: &str = include_str!("../../src/http/mod.rs");
+
+const METHODS: [&str; 7] = ["get", "head", "post", "put", "patch", "delete", "options"];
+
+/// (METHOD, path) of every route registered in the source between `fn start` and the next
+/// `fn `: each `.service(` chunk's `resource("…")` and its `web::method()` calls.
+fn routes_in(start: &str) -> BTreeSet<(String, String)> {
+    let section = ROUTER_SOURCE
+        .split_once(start)
+        .unwrap_or_else(|| panic!("{start} is in src/http/mod.rs"))
+        .1;
+    let section = section.split("\nfn ").next().unwrap();
+    let mut routes = BTreeSet::new();
+    for chunk in section.split(".service(").skip(1) {
+        let Some(path) = chunk
+            .split_once("resource(\"")
+            .and_then(|(_, rest)| rest.split('"').next())
+        else {
+            continue;
+        };
+        for method in METHODS {
+            if chunk.contains(&format!("web::{method}()")) {
+                routes.insert((method.to_uppercase(), path.to_owned()));
+            }
+        }
+    }
+    routes
+}
+
+async fn document(app: &TestApp) -> Value {
+    let response = app
+        .client
+        .get(app.url("/api/openapi.json"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    response.json().await.unwrap()
+}
+
+/// (METHOD, path) → operation, for every operation of the document.
+fn operations(document: &Value) -> Vec<((String, String), Value)> {
+    let mut operations = Vec::new();
+    for (path, item) in document["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            if METHODS.contains(&method.as_str()) {
+                operations.push(((method.to_uppercase(), path.clone()), operation.clone()));
+            }
+        }
+    }
+    operations
+}
+
+#[tokio::test]
+async fn the_document_is_public_json_with_the_security_headers() {
+    let app = spawn_app().await;
+    let response = app
+        .client
+        .get(app.url("/api/openapi.json"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let headers = response.headers().clone();
+    assert_eq!(headers["content-type"], "application/json");
+    for name in [
+        "content-security-policy",
+        "x-content-type-options",
+        "referrer-policy",
+        "x-frame-options",
+    ] {
+        assert!(headers.contains_key(name), "{name} is missing");
+    }
+    let document: Value = response.json().await.unwrap();
+    assert!(document["openapi"].as_str().unwrap().starts_with("3.1."));
+    let bearer = &document["components"]["securitySchemes"]["bearer"];
+    assert_eq!(
+        (&bearer["type"], &bearer["scheme"]),
+        (&json!("http"), &json!("bearer"))
+    );
+    // A body is refused here as on every route without one.
+    let with_body = app
+        .client
+        .get(app.url("/api/openapi.json"))
+        .body("x")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(with_body.status(), 413);
+}
+
+#[tokio::test]
+async fn every_route_of_the_router_is_documented_and_every_documented_operation_is_routed() {
+    let app = spawn_app().await;
+    let document = document(&app).await;
+    let documented: BTreeSet<(String, String)> = operations(&document)
+        .into_iter()
+        .map(|(key, _)| key)
+        .collect();
+    let routed = routes_in("fn routes(");
+    assert!(routed.len() >= 20, "the router was read: {routed:?}");
+    let undocumented: Vec<_> = routed.difference(&documented).collect();
+    assert!(
+        undocumented.is_empty(),
+        "routed but not in the OpenAPI document (annotate the handler with #[utoipa::path] \
+         and list it in src/http/openapi.rs): {undocumented:?}"
+    );
+    let unrouted: Vec<_> = documented.difference(&routed).collect();
+    assert!(
+        unrouted.is_empty(),
+        "in the OpenAPI document but not routed: {unrouted:?}"
+    );
+
+    // The workspace's pages are left out, and the document says so.
+    let description = document["info"]["description"].as_str().unwrap();
+    let workspace = routes_in("fn workspace_routes(");
+    assert!(
+        workspace.len() >= 20,
+        "the workspace was read: {workspace:?}"
+    );
+    for (method, path) in workspace {
+        assert!(
+            !document["paths"]
+                .as_object()
+                .unwrap()
+                .contains_key(path.as_str()),
+            "{method} {path} is a workspace page"
+        );
+        let first_segment = format!("/{}", path.split('/').nth(1).unwrap());
+        assert!(
+            description.contains(&format!("`{first_segment}"))
+                || description.contains(&format!("`{first_segment}`")),
+            "the description does not say that {path} is left out"
+        );
+    }
+}
+
+#[tokio::test]
+async fn every_operation_documents_the_statuses_of_the_body_limits_and_the_error_shape() {
+    let app = spawn_app().await;
+    let document = document(&app).await;
+    for ((method, path), operation) in operations(&document) {
+        let responses = operation["responses"].as_object().unwrap();
+        let has = |status: &str| responses.contains_key(status);
+        assert!(has("413"), "{method} {path}: 413");
+        if let Some(body) = operation.get("requestBody") {
+            assert!(has("408"), "{method} {path}: 408");
+            if body["content"].get("application/json").is_some() {
+                assert!(has("415"), "{method} {path}: 415");
+            }
+        }
+        if operation.get("security").is_some() {
+            assert!(has("401"), "{method} {path}: 401");
+        }
+        for (status, response) in responses {
+            if status.starts_with('4') {
+                assert_eq!(
+                    response["content"]["application/json"]["schema"]["$ref"],
+                    "#/components/schemas/ErrorBody",
+                    "{method} {path}: {status} is the JSON error"
+                );
+            }
+        }
+    }
+    let submit = &document["paths"]["/api/surveys/{slug}/responses"]["post"];
+    assert!(submit["responses"]["429"]["headers"]["Retry-After"].is_object());
+}
+
+/// What the document says about the token is what the server does: every operation that
+/// names the bearer scheme answers 401 without a token, and no other one does.
+#[tokio::test]
+async fn exactly_the_operations_that_name_the_bearer_scheme_need_a_token() {
+    let app = spawn_app().await;
+    let token = app.researcher_with_token("owner@example.org").await;
+    let (slug, _) = app.draft_survey(&token, &[1.0]).await;
+    let document = document(&app).await;
+    for ((method, path), operation) in operations(&document) {
+        let secured = operation.get("security").is_some();
+        if secured {
+            assert_eq!(
+                operation["security"],
+                json!([{"bearer": []}]),
+                "{method} {path}"
+            );
+        }
+        let url = app.url(&path.replace("{slug}", &slug).replace("{file}", "form.js"));
+        let mut request = app
+            .client
+            .request(method.parse().unwrap(), url)
+            .header("content-type", "application/json");
+        if operation.get("requestBody").is_some() {
+            request = request.body("{}");
+        }
+        let status = request.send().await.unwrap().status();
+        assert_eq!(
+            status == 401,
+            secured,
+            "{method} {path} without a token: {status}"
+        );
+    }
+    // Nothing was changed by the requests without a token.
+    let results = app.results(&token, &slug).await;
+    assert_eq!(results["status"], "draft");
+}
