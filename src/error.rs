@@ -21,8 +21,8 @@ pub enum AppError {
     Forbidden { code: &'static str, message: String },
     /// 404: the thing does not exist, or it is not the caller's to see.
     NotFound(&'static str),
-    /// 405
-    MethodNotAllowed,
+    /// 405, with the methods the route has (`GET, HEAD`) for the `Allow` header.
+    MethodNotAllowed { allow: String },
     /// 408: the request's body did not arrive in full within the time limit.
     RequestTimeout { limit_secs: u64 },
     /// 409: the request conflicts with the current state (e.g. survey not open).
@@ -93,7 +93,7 @@ impl AppError {
             | Self::TooManyRequests { code, .. } => code,
             Self::Unauthorized => "unauthorized",
             Self::NotFound(_) => "not_found",
-            Self::MethodNotAllowed => "method_not_allowed",
+            Self::MethodNotAllowed { .. } => "method_not_allowed",
             Self::RequestTimeout { .. } => "request_timeout",
             Self::PayloadTooLarge { .. } => "payload_too_large",
             Self::UnsupportedMediaType => "unsupported_media_type",
@@ -123,7 +123,9 @@ impl AppError {
                                    with a valid API token, or a signed-in session"
                 .to_owned(),
             Self::NotFound(what) => format!("{what} not found"),
-            Self::MethodNotAllowed => "this method is not allowed on this route".to_owned(),
+            Self::MethodNotAllowed { allow } => {
+                format!("this method is not allowed on this route; it allows {allow}")
+            }
             Self::RequestTimeout { limit_secs } => {
                 format!("the request body did not arrive within {limit_secs} s; send it again")
             }
@@ -184,7 +186,7 @@ impl ResponseError for AppError {
             Self::Unauthorized => StatusCode::UNAUTHORIZED,
             Self::Forbidden { .. } => StatusCode::FORBIDDEN,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
-            Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             Self::RequestTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
             Self::Conflict { .. } => StatusCode::CONFLICT,
             Self::Gone { .. } => StatusCode::GONE,
@@ -205,6 +207,9 @@ impl ResponseError for AppError {
         }
         if let Some(retry_after_secs) = self.retry_after_secs() {
             response.insert_header((header::RETRY_AFTER, retry_after_secs.to_string()));
+        }
+        if let Self::MethodNotAllowed { allow } = self {
+            response.insert_header((header::ALLOW, allow.as_str()));
         }
         response.json(ErrorBody {
             error: ErrorDetail {

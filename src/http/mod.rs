@@ -17,10 +17,13 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use actix_web::body::MessageBody;
-use actix_web::dev::{HttpServiceFactory, Server, Service};
-use actix_web::http::header;
+use actix_web::dev::{AppService, HttpServiceFactory, Server, Service};
+use actix_web::http::{header, Method};
 use actix_web::middleware::DefaultHeaders;
-use actix_web::{error, web, App, HttpRequest, HttpResponse, HttpServer, Resource};
+use actix_web::{
+    error, web, App, FromRequest, Handler, HttpRequest, HttpResponse, HttpServer, Resource,
+    Responder,
+};
 use futures_util::future::{ready, Either};
 
 use crate::db::Database;
@@ -189,84 +192,77 @@ pub fn server(listener: TcpListener, db: Database, settings: Settings) -> std::i
 fn routes(config: &mut web::ServiceConfig, static_dir: Option<PathBuf>) {
     config
         .service(limited(
-            resource("/healthz")
-                .route(web::get().to(healthz))
-                .route(web::head().to(healthz_head)),
+            resource("/healthz").get(healthz).head(healthz_head),
             NO_BODY,
         ))
         .service(limited(
-            resource("/api/openapi.json").route(web::get().to(openapi::openapi_json)),
+            resource("/api/openapi.json").get(openapi::openapi_json),
             NO_BODY,
         ))
         .service(limited(
-            resource("/s/{slug}").route(web::get().to(respondent::form)),
+            resource("/s/{slug}").get(respondent::form),
             NO_BODY,
         ))
         .service(limited(
-            resource("/api/surveys").route(web::post().to(researcher::create_survey)),
+            resource("/api/surveys").post(researcher::create_survey),
             DEFINITION_LIMIT_BYTES,
         ))
         .service(limited(
             resource("/api/surveys/{slug}")
-                .route(web::get().to(respondent::definition))
-                .route(web::delete().to(researcher::delete_survey)),
+                .get(respondent::definition)
+                .delete(researcher::delete_survey),
             NO_BODY,
         ))
         .service(limited(
-            resource("/api/surveys/{slug}/responses").route(web::post().to(respondent::submit)),
+            resource("/api/surveys/{slug}/responses").post(respondent::submit),
             SUBMISSION_LIMIT_BYTES,
         ))
         .service(limited(
-            resource("/api/surveys/{slug}/responses/lookup")
-                .route(web::post().to(respondent::lookup_response)),
+            resource("/api/surveys/{slug}/responses/lookup").post(respondent::lookup_response),
             SMALL_LIMIT_BYTES,
         ))
         .service(limited(
-            resource("/api/surveys/{slug}/responses/withdraw")
-                .route(web::post().to(respondent::withdraw_response)),
+            resource("/api/surveys/{slug}/responses/withdraw").post(respondent::withdraw_response),
             SMALL_LIMIT_BYTES,
         ))
         .service(limited(
             resource("/s/{slug}/receipt")
-                .route(web::get().to(respondent::receipt_page))
-                .route(web::post().to(respondent::receipt_action)),
+                .get(respondent::receipt_page)
+                .post(respondent::receipt_action),
             SMALL_LIMIT_BYTES,
         ))
         .service(limited(
-            resource("/api/surveys/{slug}/open").route(web::post().to(researcher::open)),
+            resource("/api/surveys/{slug}/open").post(researcher::open),
             NO_BODY,
         ))
         .service(limited(
-            resource("/api/surveys/{slug}/close").route(web::post().to(researcher::close)),
+            resource("/api/surveys/{slug}/close").post(researcher::close),
             NO_BODY,
         ))
         .service(limited(
-            resource("/api/surveys/{slug}/results").route(web::get().to(researcher::results)),
+            resource("/api/surveys/{slug}/results").get(researcher::results),
             NO_BODY,
         ))
         .service(limited(
-            resource("/api/surveys/{slug}/export.csv").route(web::get().to(researcher::export_csv)),
+            resource("/api/surveys/{slug}/export.csv").get(researcher::export_csv),
             NO_BODY,
         ))
         .service(limited(
-            resource("/api/surveys/{slug}/export.ndjson")
-                .route(web::get().to(researcher::export_ndjson)),
+            resource("/api/surveys/{slug}/export.ndjson").get(researcher::export_ndjson),
             NO_BODY,
         ))
         .service(limited(
-            resource("/api/surveys/{slug}/codebook.json")
-                .route(web::get().to(researcher::codebook)),
+            resource("/api/surveys/{slug}/codebook.json").get(researcher::codebook),
             NO_BODY,
         ))
         .service(limited(
-            resource("/api/surveys/{slug}/invitations")
-                .route(web::post().to(researcher::create_invitations)),
+            resource("/api/surveys/{slug}/invitations").post(researcher::create_invitations),
             SMALL_LIMIT_BYTES,
         ))
         .service(limited(
             resource("/static/{file}")
                 .app_data(web::Data::new(StaticFiles(static_dir)))
-                .route(web::get().to(static_files::static_file)),
+                .get(static_files::static_file),
             NO_BODY,
         ))
         .configure(workspace_routes);
@@ -276,68 +272,130 @@ fn routes(config: &mut web::ServiceConfig, static_dir: Option<PathBuf>) {
 fn workspace_routes(config: &mut web::ServiceConfig) {
     use workspace as w;
     config
-        .service(resource("/").route(web::get().to(w::home)))
-        .service(
-            resource("/login")
-                .route(web::get().to(w::login_form))
-                .route(web::post().to(w::login)),
-        )
-        .service(resource("/logout").route(web::post().to(w::logout)))
-        .service(
-            resource("/setup/{token}")
-                .route(web::get().to(w::setup_form))
-                .route(web::post().to(w::setup)),
-        )
-        .service(
-            resource("/surveys")
-                .route(web::get().to(w::surveys))
-                .route(web::post().to(w::create_survey)),
-        )
+        .service(resource("/").get(w::home))
+        .service(resource("/login").get(w::login_form).post(w::login))
+        .service(resource("/logout").post(w::logout))
+        .service(resource("/setup/{token}").get(w::setup_form).post(w::setup))
+        .service(resource("/surveys").get(w::surveys).post(w::create_survey))
         .service(
             resource("/surveys/{slug}/edit")
-                .route(web::get().to(w::builder))
-                .route(web::post().to(w::update_details)),
+                .get(w::builder)
+                .post(w::update_details),
         )
-        .service(resource("/surveys/{slug}/questions").route(web::post().to(w::add_question)))
-        .service(
-            resource("/surveys/{slug}/questions/{id}").route(web::post().to(w::update_question)),
-        )
-        .service(
-            resource("/surveys/{slug}/questions/{id}/move").route(web::post().to(w::move_question)),
-        )
-        .service(
-            resource("/surveys/{slug}/questions/{id}/delete")
-                .route(web::post().to(w::delete_question)),
-        )
-        .service(resource("/surveys/{slug}/preview").route(web::get().to(w::preview)))
+        .service(resource("/surveys/{slug}/questions").post(w::add_question))
+        .service(resource("/surveys/{slug}/questions/{id}").post(w::update_question))
+        .service(resource("/surveys/{slug}/questions/{id}/move").post(w::move_question))
+        .service(resource("/surveys/{slug}/questions/{id}/delete").post(w::delete_question))
+        .service(resource("/surveys/{slug}/preview").get(w::preview))
         .service(
             resource("/surveys/{slug}/open")
-                .route(web::get().to(w::confirm_open))
-                .route(web::post().to(w::open)),
+                .get(w::confirm_open)
+                .post(w::open),
         )
-        .service(resource("/surveys/{slug}/close").route(web::post().to(w::close)))
-        .service(resource("/surveys/{slug}/delete").route(web::post().to(w::delete_survey)))
-        .service(resource("/surveys/{slug}/results").route(web::get().to(w::results_page)))
-        .service(resource("/surveys/{slug}/results.json").route(web::get().to(w::live_results)))
-        .service(resource("/surveys/{slug}/present").route(web::get().to(w::present)))
-        .service(
-            resource("/surveys/{slug}/invitations").route(web::post().to(w::download_invitations)),
-        )
-        .service(resource("/account").route(web::get().to(w::account)))
-        .service(resource("/account/tokens").route(web::post().to(w::create_token)))
-        .service(resource("/account/tokens/{hash}/revoke").route(web::post().to(w::revoke_token)))
-        .service(resource("/account/invitations").route(web::post().to(w::create_invitation)));
+        .service(resource("/surveys/{slug}/close").post(w::close))
+        .service(resource("/surveys/{slug}/delete").post(w::delete_survey))
+        .service(resource("/surveys/{slug}/results").get(w::results_page))
+        .service(resource("/surveys/{slug}/results.json").get(w::live_results))
+        .service(resource("/surveys/{slug}/present").get(w::present))
+        .service(resource("/surveys/{slug}/invitations").post(w::download_invitations))
+        .service(resource("/account").get(w::account))
+        .service(resource("/account/tokens").post(w::create_token))
+        .service(resource("/account/tokens/{hash}/revoke").post(w::revoke_token))
+        .service(resource("/account/invitations").post(w::create_invitation));
 }
 
-/// A resource whose unsupported methods get a JSON 405.
-fn resource(path: &str) -> Resource {
-    web::resource(path).default_service(web::to(method_not_allowed))
+/// A resource's routes, one method each; any other method is a JSON 405 whose `Allow`
+/// header lists the methods there are (RFC 9110, 15.5.6).
+struct Routes {
+    resource: Resource,
+    allowed: Vec<Method>,
+}
+
+fn resource(path: &str) -> Routes {
+    Routes {
+        resource: web::resource(path),
+        allowed: Vec::new(),
+    }
+}
+
+impl Routes {
+    fn to<F, Args>(mut self, method: Method, handler: F) -> Self
+    where
+        F: Handler<Args>,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        self.resource = self.resource.route(web::method(method.clone()).to(handler));
+        self.allowed.push(method);
+        self
+    }
+
+    fn get<F, Args>(self, handler: F) -> Self
+    where
+        F: Handler<Args>,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        self.to(Method::GET, handler)
+    }
+
+    fn head<F, Args>(self, handler: F) -> Self
+    where
+        F: Handler<Args>,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        self.to(Method::HEAD, handler)
+    }
+
+    fn post<F, Args>(self, handler: F) -> Self
+    where
+        F: Handler<Args>,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        self.to(Method::POST, handler)
+    }
+
+    fn delete<F, Args>(self, handler: F) -> Self
+    where
+        F: Handler<Args>,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        self.to(Method::DELETE, handler)
+    }
+
+    fn app_data<T: 'static>(mut self, data: T) -> Self {
+        self.resource = self.resource.app_data(data);
+        self
+    }
+
+    fn finish(self) -> Resource {
+        let allow = self
+            .allowed
+            .iter()
+            .map(Method::as_str)
+            .collect::<Vec<_>>()
+            .join(", ");
+        self.resource.default_service(web::to(move || {
+            let allow = allow.clone();
+            async move { Err::<HttpResponse, _>(AppError::MethodNotAllowed { allow }) }
+        }))
+    }
+}
+
+impl HttpServiceFactory for Routes {
+    fn register(self, config: &mut AppService) {
+        self.finish().register(config);
+    }
 }
 
 /// Gives a resource its body limit: a declared `Content-Length` above it is refused before
 /// any handler runs, and the JSON extractor stops reading a streamed body at the same size.
-fn limited(resource: Resource, limit_bytes: usize) -> impl HttpServiceFactory {
+fn limited(resource: Routes, limit_bytes: usize) -> impl HttpServiceFactory {
     resource
+        .finish()
         .app_data(json_config(limit_bytes))
         .wrap_fn(move |request, service| {
             let declared = request
@@ -409,10 +467,6 @@ fn query_error(error: error::QueryPayloadError, _: &HttpRequest) -> actix_web::E
 
 async fn not_found() -> Result<HttpResponse, AppError> {
     Err(AppError::NotFound("page"))
-}
-
-async fn method_not_allowed() -> Result<HttpResponse, AppError> {
-    Err(AppError::MethodNotAllowed)
 }
 
 /// GET /healthz: liveness only; touches no database, so it measures the bare HTTP stack.

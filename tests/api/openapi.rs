@@ -14,7 +14,7 @@ const ROUTER_SOURCE: &str = include_str!("../../src/http/mod.rs");
 const METHODS: [&str; 7] = ["get", "head", "post", "put", "patch", "delete", "options"];
 
 /// (METHOD, path) of every route registered in the source between `fn start` and the next
-/// `fn `: each `.service(` chunk's `resource("…")` and its `web::method()` calls.
+/// `fn `: each `.service(` chunk's `resource("…")` and its `.get(…)`, `.post(…)`, … calls.
 fn routes_in(start: &str) -> BTreeSet<(String, String)> {
     let section = ROUTER_SOURCE
         .split_once(start)
@@ -30,7 +30,7 @@ fn routes_in(start: &str) -> BTreeSet<(String, String)> {
             continue;
         };
         for method in METHODS {
-            if chunk.contains(&format!("web::{method}()")) {
+            if chunk.contains(&format!(".{method}(")) {
                 routes.insert((method.to_uppercase(), path.to_owned()));
             }
         }
@@ -212,4 +212,27 @@ async fn exactly_the_operations_that_name_the_bearer_scheme_need_a_token() {
     // Nothing was changed by the requests without a token.
     let results = app.results(&token, &slug).await;
     assert_eq!(results["status"], "draft");
+}
+
+/// RFC 9110: a 405 says which methods the route has.
+#[tokio::test]
+async fn a_method_a_route_lacks_is_a_405_with_the_allowed_methods() {
+    let app = spawn_app().await;
+    for (method, path, allow) in [
+        ("PUT", "/healthz", "GET, HEAD"),
+        ("TRACE", "/api/surveys/demo", "GET, DELETE"),
+        ("GET", "/api/surveys/demo/responses", "POST"),
+        ("DELETE", "/s/demo/receipt", "GET, POST"),
+        ("PATCH", "/surveys", "GET, POST"),
+    ] {
+        let response = app
+            .client
+            .request(method.parse().unwrap(), app.url(path))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 405, "{method} {path}");
+        assert_eq!(response.headers()["allow"], allow, "{method} {path}");
+        assert_eq!(crate::common::error_code(response).await, "method_not_allowed");
+    }
 }
