@@ -17,6 +17,19 @@
 //!   [`anytime_interval`], [`respondents_needed`], [`posterior_after_yes`],
 //!   [`posterior_after_no`], [`total_epsilon`] and [`summarize`].
 //!
+//! Every design as one matrix (module [`design`]):
+//!
+//! * [`Design`]: a square row-stochastic matrix `P[t][r]` held as exact integer sampling
+//!   thresholds over 2^64, with its realized ε, one-draw sampler and posterior:
+//!   [`Design::mirrored`] (Warner 1965), [`Design::forced_response`] (Boruch 1971;
+//!   Fox & Tracy 1986), [`Design::unrelated_question`] (Greenberg et al. 1969) and
+//!   [`Design::k_ary`] for choice and ordinal questions (Wang, Blocki, Li & Jha 2017).
+//! * [`NumberDesign`]: a bounded number rounded at random to an end, then mirrored
+//!   randomized response (Duchi, Jordan & Wainwright 2018); two draws.
+//! * [`PerRecordEstimator`]: one code path for every target (an option's share, an ordinal
+//!   mean, a number's mean): the unbiased estimate `P^{-T} f̂` as the mean of a bounded
+//!   per-record value, with its Chernoff, exact and anytime intervals and planner.
+//!
 //! References:
 //! * S. L. Warner, "Randomized response: a survey technique for eliminating evasive answer
 //!   bias", JASA 60(309), 1965.
@@ -28,14 +41,29 @@
 //!   in the case of the binomial", Biometrika 26(4), 1934.
 //! * S. R. Howard, A. Ramdas, J. McAuliffe, J. Sekhon, "Time-uniform, nonparametric,
 //!   nonasymptotic confidence sequences", Annals of Statistics 49(2), 2021.
+//! * B. G. Greenberg, A.-L. A. Abul-Ela, W. R. Simmons, D. G. Horvitz, "The unrelated
+//!   question randomized response model: theoretical framework", JASA 64(326), 1969.
+//! * R. F. Boruch, "Assuring confidentiality of responses in social research: a note on
+//!   strategies", The American Sociologist 6(4), 1971; J. A. Fox, P. E. Tracy,
+//!   *Randomized Response: A Method for Sensitive Surveys*, Sage, 1986.
+//! * G. Blair, K. Imai, Y.-Y. Zhou, "Design and analysis of the randomized response
+//!   technique", JASA 110(511), 2015 (R package `rr`).
+//! * T. Wang, J. Blocki, N. Li, S. Jha, "Locally differentially private protocols for
+//!   frequency estimation", USENIX Security 2017.
+//! * J. C. Duchi, M. I. Jordan, M. J. Wainwright, "Minimax optimal procedures for locally
+//!   private estimation", JASA 113(521), 2018.
 #![cfg_attr(target_arch = "wasm32", no_std)]
 #![warn(missing_docs)]
 
 mod abi;
 mod beta;
+pub mod design;
+mod design_error;
 mod error;
 mod estimate;
 mod level;
+mod number;
+mod per_record;
 mod sampler;
 mod tally;
 
@@ -52,6 +80,11 @@ pub use estimate::{
 pub use level::PrivacyLevel;
 pub use sampler::{randomize_submission, respond, submission_rng, unbiased_value, SEED_BYTES};
 pub use tally::Tally;
+
+pub use design::{Design, DesignKind, Shares, MAX_OPTIONS, MIN_OPTIONS};
+pub use design_error::DesignError;
+pub use number::NumberDesign;
+pub use per_record::{Bounds, PerRecordEstimator, TargetSummary};
 
 /// The WebAssembly exports: a static buffer and two functions. See the crate's README.
 #[cfg(all(target_arch = "wasm32", not(test)))]
