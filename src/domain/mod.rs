@@ -351,8 +351,48 @@ impl InvitationCount {
 pub struct InvitationsInput {
     /// How many single-use invitations to create (1 to 10 000,
     /// [`MAX_INVITATIONS_PER_REQUEST`]).
+    #[serde(deserialize_with = "whole")]
     #[schema(minimum = 1, maximum = 10_000)]
     pub count: u32,
+}
+
+/// A whole number as JSON Schema counts one: `5` and `5.0` alike (Python's `json` writes
+/// `5.0` for a float such as `n / 2`); nothing fractional, negative or out of `T`'s range.
+struct Whole<T>(T);
+
+impl<'de, T: TryFrom<u64>> Deserialize<'de> for Whole<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let number = serde_json::Number::deserialize(deserializer)?;
+        // 2^64 as a float: the first value above u64::MAX.
+        const BEYOND_U64: f64 = 18_446_744_073_709_551_616.0;
+        number
+            .as_u64()
+            .or_else(|| {
+                number
+                    .as_f64()
+                    .filter(|float| float.fract() == 0.0 && (0.0..BEYOND_U64).contains(float))
+                    .map(|float| float as u64)
+            })
+            .and_then(|whole| T::try_from(whole).ok())
+            .map(Whole)
+            .ok_or_else(|| {
+                serde::de::Error::custom(format_args!(
+                    "expected a whole number in range, found {number}"
+                ))
+            })
+    }
+}
+
+fn whole<'de, D: serde::Deserializer<'de>, T: TryFrom<u64>>(
+    deserializer: D,
+) -> Result<T, D::Error> {
+    Whole::deserialize(deserializer).map(|Whole(value)| value)
+}
+
+fn whole_or_null<'de, D: serde::Deserializer<'de>, T: TryFrom<u64>>(
+    deserializer: D,
+) -> Result<Option<T>, D::Error> {
+    Option::<Whole<T>>::deserialize(deserializer).map(|value| value.map(|Whole(value)| value))
 }
 
 /// The server's half of a submission's seed: 32 fresh random bytes per definition request.
@@ -579,6 +619,7 @@ pub struct SurveyDefinitionInput {
     #[schema(max_length = 4000)]
     description: String,
     /// The sample size the results page plans for (default 1 000).
+    #[serde(default, deserialize_with = "whole_or_null")]
     #[schema(minimum = 1, maximum = 1_000_000_000)]
     planned_respondents: Option<u64>,
     /// Responses then need a single-use invitation (`POST …/invitations`).
@@ -588,6 +629,7 @@ pub struct SurveyDefinitionInput {
     #[schema(format = Date, examples("2027-06-30"))]
     delete_after: Option<String>,
     /// The fewest responses (and new responses) the live pages show at a time (default 10).
+    #[serde(default, deserialize_with = "whole_or_null")]
     #[schema(minimum = 1, maximum = 10_000)]
     min_cell: Option<u32>,
     /// 1 to 100 questions, in the order respondents see them.
@@ -909,7 +951,7 @@ impl<'de> Deserialize<'de> for Answers {
                 mut map: A,
             ) -> Result<Answers, A::Error> {
                 let mut answers = BTreeMap::new();
-                while let Some((key, report)) = map.next_entry::<String, u8>()? {
+                while let Some((key, Whole(report))) = map.next_entry::<String, Whole<u8>>()? {
                     if answers.insert(key.clone(), report).is_some() {
                         return Err(serde::de::Error::custom(format_args!(
                             "question {key:?} is answered twice"
@@ -1084,6 +1126,20 @@ mod tests {
         assert!(
             serde_json::from_str::<SubmissionInput>(r#"{"answers": {"1": 1, "2": 0}}"#).is_ok()
         );
+    }
+
+    #[test]
+    fn whole_numbers_may_be_written_as_floats_but_nothing_else_passes() {
+        let count = |json: &str| serde_json::from_str::<InvitationsInput>(json).map(|i| i.count);
+        assert_eq!(count(r#"{"count": 5}"#).unwrap(), 5);
+        assert_eq!(count(r#"{"count": 5.0}"#).unwrap(), 5);
+        assert_eq!(count(r#"{"count": 4e3}"#).unwrap(), 4_000);
+        for bad in ["5.5", "-1", "-1.0", "4294967296", "1e300", "\"5\"", "null"] {
+            assert!(count(&format!(r#"{{"count": {bad}}}"#)).is_err(), "{bad}");
+        }
+        let report = r#"{"answers": {"1": 1.0, "2": 0}}"#;
+        assert!(serde_json::from_str::<SubmissionInput>(report).is_ok());
+        assert!(serde_json::from_str::<SubmissionInput>(r#"{"answers": {"1": 0.5}}"#).is_err());
     }
 
     #[test]

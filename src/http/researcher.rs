@@ -145,7 +145,8 @@ pub(super) async fn erase_survey(
         512 KiB), as `deniable survey create --file` takes it."),
     responses(
         (status = 201, description = "The draft.", body = SurveyBody,
-            headers(("Location" = String, description = "`/api/surveys/{slug}`"))),
+            headers(("Location" = String, description = "`/api/surveys/{slug}`: the survey's \
+                resource (its GET, the public definition, is a 404 until the survey opens)."))),
         (status = 400, description = "`invalid_json`, `invalid_text`, `invalid_questions`, \
             `invalid_epsilon`, `invalid_planned_respondents`, `invalid_delete_after` or \
             `invalid_min_cell`.", body = ErrorBody),

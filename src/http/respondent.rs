@@ -530,17 +530,29 @@ pub async fn receipt_action(
 ) -> Result<HttpResponse, AppError> {
     let slug = Slug::parse(&slug)?;
     let survey = find_survey(&db, slug.clone()).await?;
+    // The action is checked first: a bad one is a 400 whatever the receipt.
+    let withdrawing = match form.action.as_str() {
+        "withdraw" => true,
+        "view" => false,
+        _ => {
+            return Err(AppError::invalid(
+                "invalid_action",
+                "action must be view or withdraw",
+            ))
+        }
+    };
     let Ok(receipt) = Receipt::parse(&form.receipt) else {
         return ReceiptPage::render_with(&survey, ReceiptOutcome::NotFound);
     };
     let record_id = receipt.response_id().record_id();
-    let outcome = match form.action.as_str() {
-        "withdraw" => match withdraw(&db, slug, &receipt).await {
+    let outcome = if withdrawing {
+        match withdraw(&db, slug, &receipt).await {
             Ok(()) => ReceiptOutcome::Withdrawn,
             Err(AppError::NotFound(_)) => ReceiptOutcome::NotFound,
             Err(other) => return Err(other),
-        },
-        "view" => match look_up(&db, slug, record_id).await {
+        }
+    } else {
+        match look_up(&db, slug, record_id).await {
             Ok(reports) => ReceiptOutcome::Found {
                 record_id: record_id.to_hex(),
                 reports: reports
@@ -560,12 +572,6 @@ pub async fn receipt_action(
             },
             Err(AppError::NotFound(_)) => ReceiptOutcome::NotFound,
             Err(other) => return Err(other),
-        },
-        _ => {
-            return Err(AppError::invalid(
-                "invalid_action",
-                "action must be view or withdraw",
-            ))
         }
     };
     ReceiptPage::render_with(&survey, outcome)

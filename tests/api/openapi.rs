@@ -233,6 +233,58 @@ async fn a_method_a_route_lacks_is_a_405_with_the_allowed_methods() {
             .unwrap();
         assert_eq!(response.status(), 405, "{method} {path}");
         assert_eq!(response.headers()["allow"], allow, "{method} {path}");
-        assert_eq!(crate::common::error_code(response).await, "method_not_allowed");
+        assert_eq!(
+            crate::common::error_code(response).await,
+            "method_not_allowed"
+        );
+    }
+}
+
+/// What Schemathesis found, kept found: JSON Schema counts `5.0` as an integer (and
+/// Python's `json` writes it for a float), and a bad action on the receipt page is a 400
+/// whatever the receipt.
+#[tokio::test]
+async fn whole_numbers_written_as_floats_are_integers_and_a_bad_receipt_action_is_a_400() {
+    let app = spawn_app().await;
+    let token = app.researcher_with_token("owner@example.org").await;
+    let mut definition = crate::common::survey_definition(&[1.0]);
+    definition["planned_respondents"] = json!(500.0);
+    definition["min_cell"] = json!(5.0);
+    definition["requires_invitation"] = json!(true);
+    let created = app.create_survey(&token, &definition).await;
+    assert_eq!(created.status(), 201);
+    let survey: Value = created.json().await.unwrap();
+    assert_eq!(survey["planned_respondents"], 500);
+    assert_eq!(survey["min_cell"], 5);
+    let slug = survey["slug"].as_str().unwrap();
+    let invitations = app
+        .client
+        .post(app.url(&format!("/api/surveys/{slug}/invitations")))
+        .bearer_auth(&token)
+        .json(&json!({"count": 2.0}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(invitations.status(), 201);
+    let fractional = app
+        .client
+        .post(app.url(&format!("/api/surveys/{slug}/invitations")))
+        .bearer_auth(&token)
+        .json(&json!({"count": 2.5}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(crate::common::error_code(fractional).await, "invalid_json");
+
+    for receipt in ["", "not a receipt", &"A".repeat(43)] {
+        let response = app
+            .client
+            .post(app.url("/s/demo/receipt"))
+            .form(&[("receipt", receipt), ("action", "__not_in_enum__")])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 400, "{receipt:?}");
+        assert_eq!(crate::common::error_code(response).await, "invalid_action");
     }
 }
