@@ -1,0 +1,177 @@
+//! The reports: what each file and each snapshot gives away, what the promise forbids,
+//! and the table printed for the closing note.
+
+use super::files::{Epoch, IdForm, Method};
+
+/// What one file gives away.
+#[derive(Debug)]
+pub struct FileReport {
+    pub name: String,
+    pub bytes: usize,
+    pub wal_commits: Option<usize>,
+    pub(super) orders: Vec<OrderFigure>,
+    /// Withdrawn responses with any form of their identity in the file, and occurrences.
+    pub withdrawn_found: usize,
+    pub withdrawn_occurrences: usize,
+    /// Stored responses whose receipt or response id (any form but the key) is in the file.
+    pub secrets_found: usize,
+    /// Which forms of an identity were found, withdrawn or stored (e.g. the key of a
+    /// withdrawn response, or a stored response's receipt).
+    pub(super) forms_found: Vec<IdForm>,
+    /// Used invitations whose hash is in the file, and how many of them a WAL replay links
+    /// to their response (the commit that deletes the invitation is the first to hold the
+    /// response), per epoch of the response.
+    pub(super) invitations_found: Vec<(Epoch, usize)>,
+    pub(super) links: Vec<(Epoch, usize)>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(super) struct OrderFigure {
+    pub(super) method: Method,
+    pub(super) epoch: Epoch,
+    pub(super) n: usize,
+    pub(super) rho: Option<f64>,
+    /// Five standard deviations of `rho` under no correlation.
+    pub(super) bound: Option<f64>,
+}
+
+/// What one snapshot gives away, file by file.
+#[derive(Debug)]
+pub struct SnapshotReport {
+    pub label: String,
+    /// Responses stored before the last epoch, in arrival order (`None`: not known).
+    pub stored_before_last_epoch: Option<usize>,
+    pub arrivals: usize,
+    pub withdrawn: usize,
+    pub files: Vec<FileReport>,
+}
+
+impl SnapshotReport {
+    /// What the promise forbids: for responses before the last epoch, an order beyond
+    /// chance or a used invitation's hash (or a link); in any snapshot (all are taken
+    /// after the withdrawals' 204), a withdrawn response or a stored response's receipt
+    /// or response id.
+    pub(super) fn violations(&self) -> Vec<String> {
+        let mut found = Vec::new();
+        for file in &self.files {
+            let at = format!("snapshot {:?}, {}", self.label, file.name);
+            for figure in &file.orders {
+                if let (Epoch::BeforeLast, Some(rho), Some(bound)) =
+                    (figure.epoch, figure.rho, figure.bound)
+                {
+                    if rho.abs() >= bound {
+                        found.push(format!(
+                            "{at}: {} orders {} responses stored before the last epoch, \
+                             Spearman ρ = {rho:+.3} (chance bound {bound:.3})",
+                            figure.method, figure.n
+                        ));
+                    }
+                }
+            }
+            if file.withdrawn_found > 0 {
+                found.push(format!(
+                    "{at}: {} withdrawn responses found ({} occurrences)",
+                    file.withdrawn_found, file.withdrawn_occurrences
+                ));
+            }
+            if file.secrets_found > 0 {
+                found.push(format!(
+                    "{at}: the receipt or response id of {} stored responses",
+                    file.secrets_found
+                ));
+            }
+            for (epoch, count) in &file.invitations_found {
+                if *epoch == Epoch::BeforeLast && *count > 0 {
+                    found.push(format!(
+                        "{at}: the hashes of {count} invitations used before the last epoch"
+                    ));
+                }
+            }
+            for (epoch, count) in &file.links {
+                if *epoch == Epoch::BeforeLast && *count > 0 {
+                    found.push(format!(
+                        "{at}: {count} responses stored before the last epoch linked to \
+                         their invitation by the WAL"
+                    ));
+                }
+            }
+        }
+        found
+    }
+}
+
+/// The table for the closing note: every ρ per snapshot, file and method, and the counts.
+pub(super) fn print_reports(reports: &[SnapshotReport]) {
+    for report in reports {
+        eprintln!();
+        eprintln!(
+            "== snapshot {}: {} arrivals, {} withdrawn, {}",
+            report.label,
+            report.arrivals,
+            report.withdrawn,
+            match report.stored_before_last_epoch {
+                Some(boundary) => format!(
+                    "arrivals 0..{boundary} before the last epoch, {boundary}..{} in the current one",
+                    report.arrivals
+                ),
+                None => "epoch boundary not known (epochs ran during the submissions)".to_owned(),
+            }
+        );
+        eprintln!(
+            "   {:<22} {:>9}  {:<22} {:<8} {:>5} {:>8} {:>7}  verdict",
+            "file", "bytes", "method", "epoch", "n", "rho", "bound"
+        );
+        for file in &report.files {
+            for figure in file.orders.iter().filter(|figure| figure.n > 0) {
+                let bound = figure.bound;
+                let verdict = match (figure.epoch, figure.rho, bound) {
+                    (_, None, _) | (_, _, None) => "n/a",
+                    (Epoch::BeforeLast, Some(rho), Some(bound)) if rho.abs() >= bound => "FAIL",
+                    (Epoch::BeforeLast, _, _) => "ok",
+                    (_, Some(rho), Some(bound)) if rho.abs() >= bound => "ordered (reported)",
+                    _ => "chance (reported)",
+                };
+                eprintln!(
+                    "   {:<22} {:>9}  {:<22} {:<8} {:>5} {:>8} {:>7}  {verdict}",
+                    file.name,
+                    file.bytes,
+                    figure.method.to_string(),
+                    figure.epoch.to_string(),
+                    figure.n,
+                    figure
+                        .rho
+                        .map_or("-".to_owned(), |rho| format!("{rho:+.4}")),
+                    bound.map_or("-".to_owned(), |bound| format!("{bound:.4}")),
+                );
+            }
+            let per_epoch = |counts: &[(Epoch, usize)]| {
+                counts
+                    .iter()
+                    .filter(|(epoch, _)| {
+                        report.stored_before_last_epoch.is_some() != (*epoch == Epoch::Unknown)
+                    })
+                    .map(|(epoch, count)| format!("{epoch} {count}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            eprintln!(
+                "   {:<22} {:>9}  withdrawn found {} ({} occurrences); receipts/response ids of \
+                 stored responses {}{}; used-invitation hashes: {}; WAL links: {}{}",
+                file.name,
+                file.bytes,
+                file.withdrawn_found,
+                file.withdrawn_occurrences,
+                file.secrets_found,
+                if file.forms_found.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (forms found: {:?})", file.forms_found)
+                },
+                per_epoch(&file.invitations_found),
+                per_epoch(&file.links),
+                file.wal_commits
+                    .map_or(String::new(), |commits| format!("; {commits} WAL commits")),
+            );
+        }
+    }
+}
