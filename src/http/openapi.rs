@@ -75,7 +75,7 @@ script needs is here.";
         static_files::static_file,
     ),
     components(schemas(crate::export::ExportRecord)),
-    modifiers(&BearerToken, &BodyLimits),
+    modifiers(&BearerToken, &CommonStatuses),
     tags(
         (name = "respondent", description = "What respondents (and their devices) reach: \
             public by design."),
@@ -150,10 +150,11 @@ impl Modify for BearerToken {
 }
 
 /// The statuses that follow from how every route is mounted (`limited` and the body's time
-/// limit in src/http/mod.rs), added to every operation they apply to.
-struct BodyLimits;
+/// limit in src/http/mod.rs), added to every operation they apply to, and the 500 that any
+/// of them can answer.
+struct CommonStatuses;
 
-impl Modify for BodyLimits {
+impl Modify for CommonStatuses {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
         for item in openapi.paths.paths.values_mut() {
             for operation in [
@@ -186,6 +187,10 @@ fn error(description: &str) -> utoipa::openapi::RefOr<utoipa::openapi::Response>
 
 fn add_body_statuses(operation: &mut Operation) {
     let responses = &mut operation.responses.responses;
+    responses.insert(
+        "500".to_owned(),
+        error("`internal`: a fault on the server's side; the cause is logged, never sent."),
+    );
     let Some(body) = &operation.request_body else {
         responses.insert(
             "413".to_owned(),

@@ -52,8 +52,6 @@ fn content_type(file: &str) -> &'static str {
     params(
         ("file" = String, Path, description = "A file name such as `form.js`, `form.css`, \
             `randomized_response.wasm` or `favicon.svg`.", example = "form.js"),
-        ("If-None-Match" = Option<String>, Header, description = "An ETag of an earlier \
-            answer: 304 while the file is unchanged."),
     ),
     responses(
         (status = 200, description = "The file (`Cache-Control: no-cache`).",
@@ -66,7 +64,8 @@ fn content_type(file: &str) -> &'static str {
                 (String = "text/html; charset=utf-8"),
                 (Vec<u8> = "application/octet-stream"),
             )),
-        (status = 304, description = "Unchanged since the ETag given in `If-None-Match`.",
+        (status = 304, description = "Unchanged: the request's `If-None-Match` names this \
+            ETag (a conditional request, RFC 9110).",
             headers(("ETag" = String, description = "A hash of the file."))),
         (status = 404, description = "`not_found`: no such file.", body = crate::error::ErrorBody),
     )

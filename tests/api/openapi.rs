@@ -154,6 +154,7 @@ async fn every_operation_documents_the_statuses_of_the_body_limits_and_the_error
         let responses = operation["responses"].as_object().unwrap();
         let has = |status: &str| responses.contains_key(status);
         assert!(has("413"), "{method} {path}: 413");
+        assert!(has("500"), "{method} {path}: 500");
         if let Some(body) = operation.get("requestBody") {
             assert!(has("408"), "{method} {path}: 408");
             if body["content"].get("application/json").is_some() {
@@ -164,7 +165,7 @@ async fn every_operation_documents_the_statuses_of_the_body_limits_and_the_error
             assert!(has("401"), "{method} {path}: 401");
         }
         for (status, response) in responses {
-            if status.starts_with('4') {
+            if status.starts_with('4') || status.starts_with('5') {
                 assert_eq!(
                     response["content"]["application/json"]["schema"]["$ref"],
                     "#/components/schemas/ErrorBody",
