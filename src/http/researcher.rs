@@ -9,6 +9,7 @@ use super::auth::Owner;
 use super::openapi::{SlugPath, CSRF_REFUSED, UNAUTHORIZED};
 use super::respondent::{public_questions, PublicQuestion};
 use crate::codebook;
+use crate::db::queries::QuestionTally;
 use crate::db::{queries, responses, Database};
 use crate::domain::{
     InvitationCode, InvitationCount, InvitationsInput, ResearcherId, Slug, Survey,
@@ -284,18 +285,26 @@ pub(super) async fn owned_results(
     researcher: ResearcherId,
     confidence: Option<f64>,
 ) -> Result<(Survey, results::SurveyResults), AppError> {
-    let slug = Slug::parse(slug)?;
     let confidence = results::parse_confidence(confidence)?;
-    let (survey, tallies) = db
-        .read(move |connection| {
-            let survey = queries::find_owned_survey(connection, &slug, researcher)?
-                .ok_or(AppError::NotFound("survey"))?;
-            let tallies = queries::survey_tallies(connection, survey.id)?;
-            Ok((survey, tallies))
-        })
-        .await?;
+    let (survey, tallies) = owned_tallies(db, slug, researcher).await?;
     let computed = results::compute(&survey, &tallies, confidence)?;
     Ok((survey, computed))
+}
+
+/// An owned survey and its current tallies, read together.
+async fn owned_tallies(
+    db: &Database,
+    slug: &str,
+    researcher: ResearcherId,
+) -> Result<(Survey, Vec<QuestionTally>), AppError> {
+    let slug = Slug::parse(slug)?;
+    db.read(move |connection| {
+        let survey = queries::find_owned_survey(connection, &slug, researcher)?
+            .ok_or(AppError::NotFound("survey"))?;
+        let tallies = queries::survey_tallies(connection, survey.id)?;
+        Ok((survey, tallies))
+    })
+    .await
 }
 
 /// [`owned_results`] as the live pages show them: released in steps of `min_cell`.
@@ -306,16 +315,8 @@ pub(super) async fn owned_live_results(
     researcher: ResearcherId,
     confidence: Option<f64>,
 ) -> Result<(Survey, results::SurveyResults), AppError> {
-    let slug = Slug::parse(slug)?;
     let confidence = results::parse_confidence(confidence)?;
-    let (survey, tallies) = db
-        .read(move |connection| {
-            let survey = queries::find_owned_survey(connection, &slug, researcher)?
-                .ok_or(AppError::NotFound("survey"))?;
-            let tallies = queries::survey_tallies(connection, survey.id)?;
-            Ok((survey, tallies))
-        })
-        .await?;
+    let (survey, tallies) = owned_tallies(db, slug, researcher).await?;
     let visible = releases.visible(&survey, tallies);
     let computed = results::compute(&survey, &visible, confidence)?;
     Ok((survey, computed))
