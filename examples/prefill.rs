@@ -287,6 +287,9 @@ struct Epoch {
 async fn probe(options: ProbeOptions) -> Result<(), Failure> {
     let client = reqwest::Client::builder()
         .timeout(Duration::from_secs(120))
+        // Below the server's keep-alive (actix: 5 s), so that the pool never sends on a
+        // connection the server is closing as idle (a client-side race, not a refusal).
+        .pool_idle_timeout(Duration::from_secs(2))
         .build()?;
     let definition: Value = client
         .get(format!("{}/api/surveys/{}", options.url, options.slug))
@@ -327,7 +330,7 @@ async fn probe(options: ProbeOptions) -> Result<(), Failure> {
                         Err(error) => Err(format!("reading the answer: {error}")),
                     }
                 }
-                Err(error) => Err(error.to_string()),
+                Err(error) => Err(error_chain(&error)),
             };
             Sample {
                 due: due_unix,
@@ -463,6 +466,18 @@ impl Stats {
             max: seconds.last().map_or(0.0, |s| s * 1e3),
         }
     }
+}
+
+/// An error with its causes, `a: b: c`.
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
 
 fn unix_now() -> f64 {
