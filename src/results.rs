@@ -79,6 +79,16 @@ impl IntervalBounds {
     }
 }
 
+/// An interval's bounds, or none at all: never an object of nulls (a non-finite bound
+/// would serialize as null).
+fn finite(interval: Interval) -> Option<IntervalBounds> {
+    let bounds = IntervalBounds::from(interval);
+    [bounds.low, bounds.high, bounds.half_width]
+        .iter()
+        .all(|value| value.is_finite())
+        .then_some(bounds)
+}
+
 /// Parses the `confidence` query parameter (default 0.95).
 pub fn parse_confidence(level: Option<f64>) -> Result<Confidence, AppError> {
     Confidence::new(level.unwrap_or(0.95)).map_err(|error| {
@@ -121,9 +131,9 @@ pub fn compute(
                 estimate: summary.map(|s| s.estimate),
                 estimate_clipped: summary.map(|s| s.estimate_clipped),
                 intervals: Intervals {
-                    chernoff: summary.map(|s| s.chernoff.into()),
-                    exact: summary.and_then(|s| s.exact).map(Into::into),
-                    anytime: summary.map(|s| s.anytime.into()),
+                    chernoff: summary.and_then(|s| finite(s.chernoff)),
+                    exact: summary.and_then(|s| s.exact).and_then(finite),
+                    anytime: summary.and_then(|s| finite(s.anytime)),
                 },
                 respondents_needed_for_5_percent: needed,
             })

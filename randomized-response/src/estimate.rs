@@ -13,9 +13,12 @@ pub struct Confidence {
 }
 
 impl Confidence {
-    /// Validates a confidence level: finite and in the open interval (0, 1).
+    /// Validates a confidence level: finite and in the open interval (0, 1), with
+    /// β = 1 − level in (0, 1) too once computed in floating point (a level of 5e-324 is
+    /// positive, but its β rounds to exactly 1, where the anytime boundary is undefined).
     pub fn new(level: f64) -> Result<Self, MechanismError> {
-        if level > 0.0 && level < 1.0 {
+        let beta = 1.0 - level;
+        if level > 0.0 && level < 1.0 && beta > 0.0 && beta < 1.0 {
             Ok(Self { level })
         } else {
             Err(MechanismError::ConfidenceOutOfRange(level))

@@ -36,7 +36,8 @@ fn no_reports_give_no_estimate_never_nan() {
 
 #[test]
 fn confidence_levels_outside_zero_to_one_are_refused() {
-    for bad in [0.0, 1.0, -0.5, 1.5, f64::NAN, f64::INFINITY] {
+    // 5e-324 and 1e-17 are in (0, 1), but their β = 1 − level rounds to exactly 1.
+    for bad in [0.0, 1.0, -0.5, 1.5, f64::NAN, f64::INFINITY, 5e-324, 1e-17] {
         assert!(matches!(
             Confidence::new(bad),
             Err(MechanismError::ConfidenceOutOfRange(_))
