@@ -59,7 +59,7 @@ fn percent(fraction: f64) -> String {
 /// A bound shown as "at most": rounding must not make it look smaller than it is. (The
 /// tiny allowance keeps an exact 25 % from showing as 26 % through float noise.)
 fn percent_rounded_up(fraction: f64) -> String {
-    format!("{:.0}", (fraction * 100.0 - 1e-9).ceil())
+    format!("{:.0}", (fraction * 100.0 - 1e-9).ceil().max(0.0))
 }
 
 impl SurveyPage {
@@ -575,4 +575,18 @@ pub async fn receipt_action(
         }
     };
     ReceiptPage::render_with(&survey, outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::percent_rounded_up;
+
+    #[test]
+    fn an_at_most_figure_is_rounded_up_but_an_exact_percent_stays() {
+        assert_eq!(percent_rounded_up(0.2401), "25");
+        assert_eq!(percent_rounded_up(0.25), "25");
+        assert_eq!(percent_rounded_up(0.250_000_000_000_1), "25");
+        assert_eq!(percent_rounded_up(0.2500001), "26");
+        assert_eq!(percent_rounded_up(0.0), "0");
+    }
 }
