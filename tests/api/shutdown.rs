@@ -119,3 +119,28 @@ async fn on_sigterm_the_server_commits_what_it_acknowledged_and_exits_0() {
 async fn on_ctrl_c_the_server_stops_just_as_gracefully() {
     acknowledged_responses_survive("-INT").await;
 }
+
+#[tokio::test]
+async fn the_log_of_a_graceful_stop_has_its_last_epoch_and_no_colour_codes_in_a_file() {
+    let directory = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_deniable"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--db"])
+        .arg(directory.path().join("deniable.db"))
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let address = crate::common::serving_address(child.stdout.take().unwrap());
+    let client = reqwest::Client::new();
+    assert!(submit(&client, &address).await.is_some());
+    send_signal(&child, "-TERM");
+    assert!(wait_for_exit(&mut child).await.success());
+    let mut log = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut log).unwrap();
+    assert!(log.contains("compaction epoch"), "{log}");
+    assert!(
+        !log.contains('\u{1b}'),
+        "no ANSI escape in a log that is not a terminal"
+    );
+}
