@@ -12,6 +12,7 @@ use crate::crypto::{random_bytes, sha256};
 use crate::error::AppError;
 
 mod response;
+use response::is_64_lowercase_hex;
 pub use response::{Receipt, RecordId, ResponseId, WithdrawalKey, WithdrawalTag};
 
 pub const MAX_QUESTIONS: usize = 100;
@@ -287,9 +288,7 @@ impl InvitationCode {
     }
 
     pub fn parse(text: &str) -> Result<Self, AppError> {
-        let well_formed =
-            text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
-        if well_formed {
+        if is_64_lowercase_hex(text) {
             Ok(Self(text.to_owned()))
         } else {
             Err(invitation_unusable())

@@ -48,6 +48,12 @@ impl Receipt {
     }
 }
 
+/// 64 lowercase hex characters: how response ids (a SHA-256) and invitation codes (32 random
+/// bytes) are written.
+pub(super) fn is_64_lowercase_hex(text: &str) -> bool {
+    text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
 /// What a device sends with its reports: 64 lowercase hex characters. Submissions are
 /// idempotent by it (invariant 9).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -55,9 +61,7 @@ pub struct ResponseId(String);
 
 impl ResponseId {
     pub fn parse(text: &str) -> Result<Self, AppError> {
-        let well_formed =
-            text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
-        if well_formed {
+        if is_64_lowercase_hex(text) {
             Ok(Self(text.to_owned()))
         } else {
             Err(AppError::invalid(
