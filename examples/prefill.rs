@@ -487,7 +487,7 @@ fn unix_now() -> f64 {
 }
 
 /// The `compaction epoch` lines of a server log (tracing's default format, colours or not):
-/// `2026-11-23T15:06:58.343711Z  INFO deniable::db::writer: compaction epoch
+/// `2026-11-23T15:06:58.343711Z  INFO deniable::db::compaction: compaction epoch
 /// duration_ms=5.5 database_bytes=77824`. The timestamp is the epoch's end.
 fn read_epochs(log: &std::path::Path) -> Result<Vec<Epoch>, Failure> {
     let text = std::fs::read(log).map_err(|e| format!("{}: {e}", log.display()))?;

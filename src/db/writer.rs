@@ -262,14 +262,7 @@ fn epoch(
 ) -> Result<compaction::EpochReport, AppError> {
     let outcome = compaction::run_epoch(connection);
     match &outcome {
-        Ok(report) => {
-            clock.dirty_since = None;
-            tracing::info!(
-                duration_ms = report.duration.as_secs_f64() * 1e3,
-                database_bytes = report.database_bytes,
-                "compaction epoch"
-            );
-        }
+        Ok(_) => clock.dirty_since = None,
         Err(error) => tracing::error!(%error, "compaction epoch failed; retrying later"),
     }
     clock.others_version = compaction::data_version(connection).unwrap_or(clock.others_version);
@@ -309,13 +302,7 @@ fn commit_group(connection: &Connection, mut group: Vec<Box<dyn Job>>) -> bool {
         AfterCommit::Nothing => Ok(()),
         AfterCommit::TruncateWal => compaction::truncate_wal(connection).map_err(|e| e.to_string()),
         AfterCommit::Compact => compaction::run_epoch(connection)
-            .map(|report| {
-                tracing::info!(
-                    duration_ms = report.duration.as_secs_f64() * 1e3,
-                    database_bytes = report.database_bytes,
-                    "compaction epoch"
-                );
-            })
+            .map(drop)
             .map_err(|e| e.to_string()),
     };
     if let Err(cause) = &after {
