@@ -181,13 +181,17 @@ pub fn withdraw_response(
     record_id: &RecordId,
     tag: &WithdrawalTag,
 ) -> Result<(), AppError> {
-    let reports =
-        find_response(connection, slug, record_id)?.ok_or(AppError::NotFound("response"))?;
-    let survey_id: i64 = connection.query_row(
-        "SELECT id FROM surveys WHERE slug = ?1",
-        [slug.as_str()],
-        |row| row.get(0),
-    )?;
+    let (survey_id, reports): (i64, Vec<u8>) = connection
+        .query_row(
+            "DELETE FROM stored_responses
+             WHERE survey_id = (SELECT id FROM surveys WHERE slug = ?1) AND record_id = ?2
+             RETURNING survey_id, reports",
+            params![slug.as_str(), record_id.as_bytes()],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .optional()?
+        .ok_or(AppError::NotFound("response"))?;
+    let reports = decode_reports(&reports)?;
     let mut uncount_report = connection.prepare_cached(
         "UPDATE tallies SET n = n - 1, reported_yes = reported_yes - ?3
          WHERE question_id = ?1 AND epsilon = ?2",
@@ -200,10 +204,6 @@ pub fn withdraw_response(
         ])?;
     }
     connection.execute(
-        "DELETE FROM stored_responses WHERE survey_id = ?1 AND record_id = ?2",
-        params![survey_id, record_id.as_bytes()],
-    )?;
-    connection.execute(
         "INSERT OR IGNORE INTO withdrawn_responses (survey_id, tag) VALUES (?1, ?2)",
         params![survey_id, tag.as_bytes()],
     )?;
@@ -211,22 +211,22 @@ pub fn withdraw_response(
 }
 
 /// Deletes an owned survey (any status) with everything of it: questions, responses,
-/// tallies, invitations, withdrawal tags (by cascade). 404 when not owned.
+/// tallies, invitations, withdrawal tags (by cascade); returns its id. 404 when not owned.
 /// (The caller compacts the database before answering.)
 pub fn delete_survey(
     connection: &Connection,
     slug: &Slug,
     owner: ResearcherId,
-) -> Result<(), AppError> {
-    let deleted = connection.execute(
-        "DELETE FROM surveys WHERE slug = ?1 AND owner_id = ?2",
-        params![slug.as_str(), owner.get()],
-    )?;
-    if deleted == 1 {
-        Ok(())
-    } else {
-        Err(AppError::NotFound("survey"))
-    }
+) -> Result<SurveyId, AppError> {
+    connection
+        .query_row(
+            "DELETE FROM surveys WHERE slug = ?1 AND owner_id = ?2 RETURNING id",
+            params![slug.as_str(), owner.get()],
+            |row| row.get(0),
+        )
+        .optional()?
+        .map(SurveyId::from_stored)
+        .ok_or(AppError::NotFound("survey"))
 }
 
 /// Deletes every survey whose retention date has passed; returns their slugs.

@@ -125,10 +125,7 @@ pub(super) async fn erase_survey(
     let target = slug.clone();
     let survey_id = db
         .write_then_compact(move |connection| {
-            let survey = queries::find_owned_survey(connection, &target, researcher)?
-                .ok_or(AppError::NotFound("survey"))?;
-            responses::delete_survey(connection, &target, researcher)?;
-            Ok(survey.id)
+            responses::delete_survey(connection, &target, researcher)
         })
         .await?;
     db.forget_survey(&slug);
