@@ -227,11 +227,22 @@ pub fn anytime_interval(
     let intrinsic_time = hoeffding_variance_term(groups) / 4.0;
     let planned_intrinsic_time = planned_respondents.max(1) as f64 * intrinsic_time / total;
     let scale = anytime_mixture_scale(planned_intrinsic_time, confidence);
-    let boundary = libm::sqrt(
+    let boundary = normal_mixture_boundary(intrinsic_time, scale, confidence);
+    Some(Interval::around(estimate, boundary / total))
+}
+
+/// The two-sided normal-mixture boundary on |Σz − Nθ| at intrinsic time V with mixture
+/// scale ρ: `sqrt( (V + ρ) · (ln(1 + V/ρ) + 2 ln(1/β)) )` (Howard, Ramdas, McAuliffe &
+/// Sekhon 2021), the one formula behind every anytime interval of the crate.
+pub(crate) fn normal_mixture_boundary(
+    intrinsic_time: f64,
+    scale: f64,
+    confidence: Confidence,
+) -> f64 {
+    libm::sqrt(
         (intrinsic_time + scale)
             * (libm::log1p(intrinsic_time / scale) + 2.0 * libm::log(1.0 / confidence.beta())),
-    );
-    Some(Interval::around(estimate, boundary / total))
+    )
 }
 
 /// The planner: respondents needed for a Chernoff half-width α at confidence 1 − β,

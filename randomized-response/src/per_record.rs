@@ -20,6 +20,7 @@
 //! for a number's mean); `half_width` is half the width before that.
 
 use crate::beta::{inverse_regularized_incomplete_beta, Rounding};
+use crate::estimate::normal_mixture_boundary;
 use crate::{anytime_mixture_scale, Confidence, DesignError, MAX_OPTIONS};
 
 /// An estimator: the per-record unbiased value of each report and the target's range.
@@ -250,10 +251,7 @@ impl PerRecordEstimator {
         let proxy = self.value_width() * self.value_width() / 4.0;
         let intrinsic_time = total * proxy;
         let scale = anytime_mixture_scale(planned_respondents.max(1) as f64 * proxy, confidence);
-        let boundary = libm::sqrt(
-            (intrinsic_time + scale)
-                * (libm::log1p(intrinsic_time / scale) + 2.0 * libm::log(1.0 / confidence.beta())),
-        );
+        let boundary = normal_mixture_boundary(intrinsic_time, scale, confidence);
         Ok(Some(self.around(estimate, boundary / total)))
     }
 
