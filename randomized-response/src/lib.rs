@@ -62,6 +62,7 @@ mod design_error;
 mod error;
 mod estimate;
 mod level;
+mod mechanism;
 mod number;
 mod per_record;
 mod sampler;
@@ -83,6 +84,7 @@ pub use tally::Tally;
 
 pub use design::{Design, DesignKind, Shares, MAX_OPTIONS, MIN_OPTIONS};
 pub use design_error::DesignError;
+pub use mechanism::{Answer, Mechanism};
 pub use number::NumberDesign;
 pub use per_record::{Bounds, PerRecordEstimator, TargetSummary};
 
