@@ -90,15 +90,15 @@ pub fn describe(survey: &Survey) -> Codebook {
             .questions
             .iter()
             .map(|question| {
-                let p = question.level.truth_probability();
+                let p = question.design.truth_probability();
                 QuestionMechanism {
                     id: question.id.get(),
                     position: question.position,
                     text: formula_safe(&question.text).into_owned(),
-                    required: question.required,
-                    epsilon: question.level.epsilon(),
+                    required: true,
+                    epsilon: question.design.epsilon(),
                     truth_probability: p,
-                    lie_probability: question.level.lie_probability(),
+                    lie_probability: 1.0 - p,
                     r_rr: RPackageEquivalent {
                         design: "mirrored",
                         p,

@@ -102,8 +102,8 @@ impl From<&ExportRow> for ExportRecord {
             question_id: row.question_id.get(),
             epsilon: row.level.epsilon(),
             truth_probability: row.level.truth_probability(),
-            report: u8::from(row.report),
-            unbiased_value: unbiased_value(row.report, row.level),
+            report: row.report,
+            unbiased_value: unbiased_value(row.report == 1, row.level),
         }
     }
 }

@@ -135,7 +135,7 @@ impl PerRecordEstimator {
 
     /// The estimator of `offset + scale · θ` (scale > 0) for a target in
     /// `[target_low, target_high]`: every per-record value mapped the same way.
-    pub(crate) fn mapped(self, offset: f64, scale: f64, target_low: f64, target_high: f64) -> Self {
+    pub fn mapped(self, offset: f64, scale: f64, target_low: f64, target_high: f64) -> Self {
         let mut values = self.values;
         for value in &mut values[..self.reports] {
             *value = offset + scale * *value;

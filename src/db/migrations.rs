@@ -21,7 +21,7 @@ struct Migration {
     then: Option<DataStep>,
 }
 
-const MIGRATIONS: [Migration; 2] = [
+const MIGRATIONS: [Migration; 3] = [
     Migration {
         version: 1,
         sql: include_str!("../../migrations/sqlite/0001_initial.sql"),
@@ -32,10 +32,15 @@ const MIGRATIONS: [Migration; 2] = [
         sql: include_str!("../../migrations/sqlite/0002_privacy_at_rest.sql"),
         then: Some(convert_to_one_row_per_response),
     },
+    Migration {
+        version: 3,
+        sql: include_str!("../../migrations/sqlite/0003_designs.sql"),
+        then: None,
+    },
 ];
 
 /// The schema version this binary writes.
-pub const LATEST_VERSION: u32 = 2;
+pub const LATEST_VERSION: u32 = 3;
 
 /// Brings the database to [`LATEST_VERSION`] in one transaction (all steps or none).
 pub fn migrate(connection: &Connection) -> Result<(), AppError> {

@@ -1,14 +1,14 @@
 //! Every SQL statement of Deniable: synchronous, parameterized, one connection argument.
 //! Owner checks are part of the queries themselves, so a non-owner sees nothing at all.
 
-use randomized_response::{PrivacyLevel, Tally};
+use randomized_response::PrivacyLevel;
 use rusqlite::{params, Connection, ErrorCode, OptionalExtension};
 
 use crate::crypto::PasswordHash;
 use crate::domain::{
-    Email, InvitationHash, MinCell, Question, QuestionDefinition, QuestionId, ResearcherId,
-    RetentionDate, Slug, Survey, SurveyDefinition, SurveyDetails, SurveyId, SurveyStatus,
-    TokenHash,
+    Email, InvitationHash, MinCell, Question, QuestionDefinition, QuestionDesign, QuestionId,
+    ResearcherId, RetentionDate, Slug, Survey, SurveyDefinition, SurveyDetails, SurveyId,
+    SurveyStatus, TokenHash,
 };
 use crate::error::AppError;
 
@@ -40,11 +40,11 @@ pub fn take_exclusive_lock(connection: &Connection) -> Result<(), AppError> {
 pub fn looks_like_deniable(connection: &Connection) -> Result<bool, AppError> {
     let tables: i64 = connection.query_row(
         "SELECT count(*) FROM sqlite_master
-         WHERE type = 'table' AND name IN ('researchers', 'surveys', 'questions', 'tallies')",
+         WHERE type = 'table' AND name IN ('researchers', 'surveys', 'questions')",
         [],
         |row| row.get(0),
     )?;
-    Ok(tables == 4)
+    Ok(tables == 3)
 }
 
 fn is_unique_violation(error: &rusqlite::Error) -> bool {
@@ -166,7 +166,7 @@ pub fn insert_survey(
         })?;
     let survey_id = connection.last_insert_rowid();
     let mut insert_question = connection.prepare(
-        "INSERT INTO questions (survey_id, position, text, epsilon, required)
+        "INSERT INTO questions (survey_id, position, text, epsilon, design)
          VALUES (?1, ?2, ?3, ?4, ?5)",
     )?;
     for (position, question) in (0_i64..).zip(definition.questions()) {
@@ -174,8 +174,8 @@ pub fn insert_survey(
             survey_id,
             position,
             question.text(),
-            question.level().epsilon(),
-            question.required(),
+            question.design().epsilon(),
+            question.design().to_stored(),
         ])?;
     }
     // Questions go in while it is a draft: afterwards a trigger refuses any change to them.
@@ -285,7 +285,7 @@ fn load_survey(
         .map_err(|_| AppError::internal("a stored min_cell is out of range"))?;
     let planned_respondents = count_from_sql(planned_respondents)?;
     let mut statement = connection.prepare(
-        "SELECT id, position, text, epsilon, required FROM questions
+        "SELECT id, position, text, epsilon, design FROM questions
          WHERE survey_id = ?1 ORDER BY position",
     )?;
     let questions = statement
@@ -295,17 +295,16 @@ fn load_survey(
                 row.get::<_, u32>(1)?,
                 row.get::<_, String>(2)?,
                 row.get::<_, f64>(3)?,
-                row.get::<_, bool>(4)?,
+                row.get::<_, Option<String>>(4)?,
             ))
         })?
         .map(|row| {
-            let (id, position, text, epsilon, required) = row?;
+            let (id, position, text, epsilon, design) = row?;
             Ok(Question {
                 id: QuestionId::from_stored(id),
                 position,
                 text,
-                level: stored_level(epsilon)?,
-                required,
+                design: QuestionDesign::from_stored(design.as_deref(), epsilon)?,
             })
         })
         .collect::<Result<Vec<_>, AppError>>()?;
@@ -369,43 +368,56 @@ pub fn insert_invitations(
 
 // --- results and exports ------------------------------------------------------------------
 
-/// One question's running counts at one ε.
-#[derive(Debug, Clone)]
-pub struct QuestionTally {
+/// One question's running count of each report (index = report; missing reports count 0).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QuestionCounts {
     pub question_id: QuestionId,
-    pub level: PrivacyLevel,
-    pub tally: Tally,
+    pub counts: Vec<u64>,
 }
 
-pub fn survey_tallies(
+impl QuestionCounts {
+    /// The reports counted: the question's N.
+    pub fn total(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+}
+
+/// Every question's report counts (questions without reports are left out).
+pub fn survey_report_counts(
     connection: &Connection,
     survey_id: SurveyId,
-) -> Result<Vec<QuestionTally>, AppError> {
+) -> Result<Vec<QuestionCounts>, AppError> {
     let mut statement = connection.prepare(
-        "SELECT tallies.question_id, tallies.epsilon, tallies.n, tallies.reported_yes
-         FROM tallies JOIN questions ON questions.id = tallies.question_id
-         WHERE questions.survey_id = ?1 AND tallies.n > 0",
+        "SELECT report_counts.question_id, report_counts.report, report_counts.n
+         FROM report_counts JOIN questions ON questions.id = report_counts.question_id
+         WHERE questions.survey_id = ?1 AND report_counts.n > 0
+         ORDER BY report_counts.question_id, report_counts.report",
     )?;
-    let tallies = statement
-        .query_map([survey_id.get()], |row| {
-            Ok((
-                row.get::<_, i64>(0)?,
-                row.get::<_, f64>(1)?,
-                row.get::<_, i64>(2)?,
-                row.get::<_, i64>(3)?,
-            ))
-        })?
-        .map(|row| {
-            let (question_id, epsilon, n, reported_yes) = row?;
-            Ok(QuestionTally {
-                question_id: QuestionId::from_stored(question_id),
-                level: stored_level(epsilon)?,
-                tally: Tally::new(count_from_sql(n)?, count_from_sql(reported_yes)?)
-                    .map_err(|error| AppError::internal(format_args!("stored tally: {error}")))?,
-            })
-        })
-        .collect::<Result<Vec<_>, AppError>>()?;
-    Ok(tallies)
+    let mut counted: Vec<QuestionCounts> = Vec::new();
+    let rows = statement.query_map([survey_id.get()], |row| {
+        Ok((
+            row.get::<_, i64>(0)?,
+            row.get::<_, u8>(1)?,
+            row.get::<_, i64>(2)?,
+        ))
+    })?;
+    for row in rows {
+        let (question_id, report, n) = row?;
+        let report = usize::from(report);
+        let question_id = QuestionId::from_stored(question_id);
+        if counted.last().map(|c| c.question_id) != Some(question_id) {
+            counted.push(QuestionCounts {
+                question_id,
+                counts: Vec::new(),
+            });
+        }
+        let counts = &mut counted.last_mut().unwrap_or_else(|| unreachable!()).counts;
+        if counts.len() <= report {
+            counts.resize(report + 1, 0);
+        }
+        counts[report] = count_from_sql(n)?;
+    }
+    Ok(counted)
 }
 
 // --- the researcher's workspace: accounts, sessions, one-time links ------------------------
@@ -785,14 +797,14 @@ pub fn add_question(
         ));
     }
     connection.execute(
-        "INSERT INTO questions (survey_id, position, text, epsilon, required)
+        "INSERT INTO questions (survey_id, position, text, epsilon, design)
          VALUES (?1, (SELECT coalesce(max(position) + 1, 0) FROM questions WHERE survey_id = ?1),
                  ?2, ?3, ?4)",
         params![
             survey_id.get(),
             question.text(),
-            question.level().epsilon(),
-            question.required()
+            question.design().epsilon(),
+            question.design().to_stored()
         ],
     )?;
     Ok(())
@@ -826,14 +838,14 @@ pub fn update_question(
 ) -> Result<(), AppError> {
     let (survey_id, _) = draft_question_position(connection, slug, owner, question)?;
     connection.execute(
-        "UPDATE questions SET text = ?3, epsilon = ?4, required = ?5
+        "UPDATE questions SET text = ?3, epsilon = ?4, design = ?5
          WHERE id = ?1 AND survey_id = ?2",
         params![
             question.get(),
             survey_id.get(),
             definition.text(),
-            definition.level().epsilon(),
-            definition.required()
+            definition.design().epsilon(),
+            definition.design().to_stored()
         ],
     )?;
     Ok(())

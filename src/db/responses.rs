@@ -24,7 +24,7 @@ pub fn encode_reports(reports: &[StoredReport]) -> Vec<u8> {
     for report in reports {
         bytes.extend_from_slice(&report.question_id.get().to_le_bytes());
         bytes.extend_from_slice(&report.level.epsilon().to_le_bytes());
-        bytes.push(u8::from(report.report));
+        bytes.push(report.report);
     }
     bytes
 }
@@ -41,11 +41,10 @@ pub fn decode_reports(bytes: &[u8]) -> Result<Vec<StoredReport>, AppError> {
             let (epsilon, report) = rest.split_at(8);
             let id = i64::from_le_bytes(id.try_into().map_err(|_| corrupt())?);
             let epsilon = f64::from_le_bytes(epsilon.try_into().map_err(|_| corrupt())?);
-            let report = match report[0] {
-                0 => false,
-                1 => true,
-                _ => return Err(corrupt()),
-            };
+            let report = report[0];
+            if usize::from(report) >= randomized_response::MAX_OPTIONS {
+                return Err(corrupt());
+            }
             Ok(StoredReport {
                 question_id: QuestionId::from_stored(id),
                 level: stored_level(epsilon)?,
@@ -64,7 +63,7 @@ pub enum Stored {
     AlreadyStored,
 }
 
-/// Stores a response and counts it in the tallies, looking its id up first: the same
+/// Stores a response and counts its reports, looking its id up first: the same
 /// reports again are a retry (even once the survey has closed), other reports under the
 /// same id a conflict, and a withdrawn id stays withdrawn. Only a new response needs the
 /// survey to be open.
@@ -140,16 +139,11 @@ pub fn store_response(
             encode_reports(submission.reports())
         ])?;
     let mut count_report = connection.prepare_cached(
-        "INSERT INTO tallies (question_id, epsilon, n, reported_yes) VALUES (?1, ?2, 1, ?3)
-         ON CONFLICT (question_id, epsilon)
-         DO UPDATE SET n = n + 1, reported_yes = reported_yes + excluded.reported_yes",
+        "INSERT INTO report_counts (question_id, report, n) VALUES (?1, ?2, 1)
+         ON CONFLICT (question_id, report) DO UPDATE SET n = n + 1",
     )?;
     for report in submission.reports() {
-        count_report.execute(params![
-            report.question_id.get(),
-            report.level.epsilon(),
-            report.report
-        ])?;
+        count_report.execute(params![report.question_id.get(), report.report])?;
     }
     Ok(Stored::Created)
 }
@@ -173,7 +167,7 @@ pub fn find_response(
     stored.as_deref().map(decode_reports).transpose()
 }
 
-/// Withdraws a response: it goes, the tallies forget it, and only its tag stays, so that a
+/// Withdraws a response: it goes, its reports are uncounted, and only its tag stays, so that a
 /// replayed submission of it is refused. (The caller truncates the WAL before answering.)
 pub fn withdraw_response(
     connection: &Connection,
@@ -193,15 +187,10 @@ pub fn withdraw_response(
         .ok_or(AppError::NotFound("response"))?;
     let reports = decode_reports(&reports)?;
     let mut uncount_report = connection.prepare_cached(
-        "UPDATE tallies SET n = n - 1, reported_yes = reported_yes - ?3
-         WHERE question_id = ?1 AND epsilon = ?2",
+        "UPDATE report_counts SET n = n - 1 WHERE question_id = ?1 AND report = ?2",
     )?;
     for report in &reports {
-        uncount_report.execute(params![
-            report.question_id.get(),
-            report.level.epsilon(),
-            report.report
-        ])?;
+        uncount_report.execute(params![report.question_id.get(), report.report])?;
     }
     connection.execute(
         "INSERT OR IGNORE INTO withdrawn_responses (survey_id, tag) VALUES (?1, ?2)",
@@ -211,7 +200,7 @@ pub fn withdraw_response(
 }
 
 /// Deletes an owned survey (any status) with everything of it: questions, responses,
-/// tallies, invitations, withdrawal tags (by cascade); returns its id. 404 when not owned.
+/// report counts, invitations, withdrawal tags (by cascade); returns its id. 404 when not owned.
 /// (The caller compacts the database before answering.)
 pub fn delete_survey(
     connection: &Connection,
@@ -248,7 +237,7 @@ pub struct ExportRow {
     pub record_id: RecordId,
     pub question_id: QuestionId,
     pub level: PrivacyLevel,
-    pub report: bool,
+    pub report: u8,
 }
 
 /// The reports of the next `max_responses` responses after `after`, by record id (keyset
@@ -291,12 +280,12 @@ mod tests {
             StoredReport {
                 question_id: QuestionId::from_stored(7),
                 level: PrivacyLevel::new(1.0986).unwrap(),
-                report: true,
+                report: 19,
             },
             StoredReport {
                 question_id: QuestionId::from_stored(i64::MAX),
                 level: PrivacyLevel::new(0.01).unwrap(),
-                report: false,
+                report: 0,
             },
         ];
         let bytes = encode_reports(&reports);
@@ -306,7 +295,10 @@ mod tests {
 
     #[test]
     fn malformed_stored_reports_are_an_error_not_a_panic() {
-        for bad in [&[][..], &[2], &[1, 0, 0], &[1; 18]] {
+        let mut report_twenty = vec![1; 18];
+        report_twenty[9..17].copy_from_slice(&1.0_f64.to_le_bytes());
+        report_twenty[17] = 20;
+        for bad in [&[][..], &[2], &[1, 0, 0], &[1; 18], &report_twenty] {
             assert!(decode_reports(bad).is_err(), "{bad:?}");
         }
     }

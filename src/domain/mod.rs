@@ -11,9 +11,16 @@ use serde::Deserialize;
 use crate::crypto::{random_bytes, sha256};
 use crate::error::AppError;
 
+mod question;
 mod response;
+mod submission;
+pub use question::{
+    DesignFields, DesignName, Question, QuestionDesign, QuestionType, MAX_NUMBER_BOUND,
+    MAX_OPTION_CHARS,
+};
 use response::is_64_lowercase_hex;
 pub use response::{Receipt, RecordId, ResponseId, WithdrawalKey, WithdrawalTag};
+pub use submission::{StoredReport, Submission, SubmissionInput};
 
 pub const MAX_QUESTIONS: usize = 100;
 pub const MAX_TITLE_CHARS: usize = 200;
@@ -357,7 +364,7 @@ pub struct InvitationsInput {
 
 /// A whole number as JSON Schema counts one: `5` and `5.0` alike (Python's `json` writes
 /// `5.0` for a float such as `n / 2`); nothing fractional, negative or out of `T`'s range.
-struct Whole<T>(T);
+pub(crate) struct Whole<T>(pub(crate) T);
 
 impl<'de, T: TryFrom<u64>> Deserialize<'de> for Whole<T> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -480,17 +487,8 @@ pub struct Survey {
 
 impl Survey {
     pub fn total_epsilon(&self) -> f64 {
-        randomized_response::total_epsilon(self.questions.iter().map(|q| q.level))
+        randomized_response::total_epsilon(self.questions.iter().map(|q| q.design.level()))
     }
-}
-
-#[derive(Debug, Clone)]
-pub struct Question {
-    pub id: QuestionId,
-    pub position: u32,
-    pub text: String,
-    pub level: PrivacyLevel,
-    pub required: bool,
 }
 
 /// A retention date, `YYYY-MM-DD` (UTC): the survey is deleted once that day is over.
@@ -637,24 +635,29 @@ pub struct SurveyDefinitionInput {
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
 #[schema(as = QuestionDefinition)]
-struct QuestionDefinitionInput {
-    /// A yes/no question, 1 to 1 000 characters once trimmed.
+pub struct QuestionDefinitionInput {
+    /// The question, 1 to 1 000 characters once trimmed.
     #[schema(
         min_length = 1,
         max_length = 1000,
         examples("Have you ever cheated on an exam?")
     )]
     text: String,
-    /// The question's privacy level ε (0.01 to 20): the device reports the truth with
-    /// probability p = e^ε / (1 + e^ε). Frozen once the survey opens.
-    #[schema(minimum = 0.01, maximum = 20.0, examples(1.0986))]
-    epsilon: f64,
-    /// Whether a response must answer it (default true).
+    /// Accepted for definitions of the first release and ignored: every question is
+    /// answered (a blank would not be randomized, and would say something).
     #[serde(default = "required_by_default")]
     #[schema(default = true)]
+    #[allow(dead_code)] // read only to refuse a value that is not a boolean
     required: bool,
+    /// The type, design and its parameters.
+    #[serde(flatten)]
+    design: DesignFields,
+    /// Any other field, refused by name (`deny_unknown_fields` does not work beside
+    /// `flatten`).
+    #[serde(flatten)]
+    #[schema(ignore)]
+    unknown: BTreeMap<String, serde_json::Value>,
 }
 
 fn required_by_default() -> bool {
@@ -717,8 +720,7 @@ pub struct SurveyDefinition {
 #[derive(Debug, Clone)]
 pub struct QuestionDefinition {
     text: String,
-    level: PrivacyLevel,
-    required: bool,
+    design: QuestionDesign,
 }
 
 impl SurveyDefinition {
@@ -736,12 +738,7 @@ impl SurveyDefinition {
             .into_iter()
             .enumerate()
             .map(|(index, question)| {
-                QuestionDefinition::parse(
-                    &format!("questions[{index}]"),
-                    &question.text,
-                    question.epsilon,
-                    question.required,
-                )
+                QuestionDefinition::parse(&format!("questions[{index}]"), &question)
             })
             .collect::<Result<_, AppError>>()?;
         let mut definition = Self::of(details, questions, input.requires_invitation);
@@ -778,8 +775,9 @@ impl SurveyDefinition {
     pub fn demo() -> Self {
         let question = |text: &str, epsilon: f64| QuestionDefinition {
             text: text.to_owned(),
-            level: PrivacyLevel::new(epsilon).expect("the demo's ε values are in range"),
-            required: true,
+            design: QuestionDesign::mirrored(
+                PrivacyLevel::new(epsilon).expect("the demo's ε values are in range"),
+            ),
         };
         Self {
             title: "Demo: three sensitive questions".to_owned(),
@@ -837,20 +835,21 @@ impl SurveyDefinition {
 
 impl QuestionDefinition {
     /// One question; `field` names it in error messages (e.g. `questions[2]`).
-    pub fn parse(field: &str, text: &str, epsilon: f64, required: bool) -> Result<Self, AppError> {
+    pub fn parse(field: &str, input: &QuestionDefinitionInput) -> Result<Self, AppError> {
+        if let Some(name) = input.unknown.keys().next() {
+            return Err(AppError::invalid(
+                "unknown_field",
+                format!("{field}.{name} is not a field of a question"),
+            ));
+        }
+        Self::of(field, &input.text, &input.design)
+    }
+
+    /// A question from its text and design fields (the builder's form).
+    pub fn of(field: &str, text: &str, design: &DesignFields) -> Result<Self, AppError> {
         Ok(Self {
             text: bounded_text(&format!("{field}.text"), text, 1, MAX_QUESTION_CHARS)?,
-            level: PrivacyLevel::new(epsilon).map_err(|error| {
-                AppError::invalid(
-                    "invalid_epsilon",
-                    format!(
-                        "{field}.epsilon must be between {} and {}: {error}",
-                        PrivacyLevel::MIN_EPSILON,
-                        PrivacyLevel::MAX_EPSILON
-                    ),
-                )
-            })?,
-            required,
+            design: QuestionDesign::parse(field, design)?,
         })
     }
 
@@ -858,16 +857,17 @@ impl QuestionDefinition {
         &self.text
     }
 
-    pub fn level(&self) -> PrivacyLevel {
-        self.level
-    }
-
-    pub fn required(&self) -> bool {
-        self.required
+    pub fn design(&self) -> &QuestionDesign {
+        &self.design
     }
 }
 
-fn bounded_text(field: &str, text: &str, min: usize, max: usize) -> Result<String, AppError> {
+pub(crate) fn bounded_text(
+    field: &str,
+    text: &str,
+    min: usize,
+    max: usize,
+) -> Result<String, AppError> {
     let text = text.trim();
     let chars = text.chars().count();
     if chars < min || chars > max {
@@ -883,195 +883,6 @@ fn bounded_text(field: &str, text: &str, min: usize, max: usize) -> Result<Strin
         ));
     }
     Ok(text.to_owned())
-}
-
-/// The JSON a respondent's device posts: question id → report (0 or 1).
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(as = Submission)]
-pub struct SubmissionInput {
-    answers: Answers,
-    /// The single-use code from the invitation link (64 lowercase hex characters), when
-    /// the survey requires one; ignored otherwise.
-    #[schema(pattern = "^[0-9a-f]{64}$")]
-    invitation: Option<String>,
-    /// Hex SHA-256 of the receipt the device drew (64 lowercase hex characters):
-    /// submissions are idempotent by it. Without it the server draws the receipt.
-    #[schema(pattern = "^[0-9a-f]{64}$")]
-    response_id: Option<String>,
-}
-
-/// The answers map, refusing a repeated question id: which of two reports would count is
-/// ambiguous, and a real device never repeats one.
-#[derive(Debug)]
-struct Answers(BTreeMap<String, u8>);
-
-impl utoipa::PartialSchema for Answers {
-    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Type};
-        let report = ObjectBuilder::new()
-            .schema_type(Type::Integer)
-            .enum_values(Some([0, 1]))
-            .description(Some("The randomized report: 1 = yes, 0 = no."));
-        ObjectBuilder::new()
-            .schema_type(Type::Object)
-            .description(Some(
-                "Question id (as a string) → the device's randomized report. Every required \
-                 question is answered, each at most once (\"1\" and \"01\" name the same one).",
-            ))
-            .property_names(Some(
-                ObjectBuilder::new()
-                    .schema_type(Type::String)
-                    .pattern(Some("^[0-9]{1,18}$")),
-            ))
-            .additional_properties(Some(AdditionalProperties::RefOr(report.into())))
-            .min_properties(Some(1))
-            .examples([serde_json::json!({"1": 1, "2": 0, "3": 1})])
-            .into()
-    }
-}
-
-impl utoipa::ToSchema for Answers {
-    fn name() -> std::borrow::Cow<'static, str> {
-        "Answers".into()
-    }
-}
-
-impl<'de> Deserialize<'de> for Answers {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> serde::de::Visitor<'de> for Visitor {
-            type Value = Answers;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an object of question ids to reports (0 or 1)")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Answers, A::Error> {
-                let mut answers = BTreeMap::new();
-                while let Some((key, Whole(report))) = map.next_entry::<String, Whole<u8>>()? {
-                    if answers.insert(key.clone(), report).is_some() {
-                        return Err(serde::de::Error::custom(format_args!(
-                            "question {key:?} is answered twice"
-                        )));
-                    }
-                }
-                Ok(Answers(answers))
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
-
-/// A validated submission: one report per answered question, in question order.
-#[derive(Debug, Clone)]
-pub struct Submission {
-    reports: Vec<StoredReport>,
-    /// Consumed with the response; never stored next to it.
-    invitation: Option<InvitationHash>,
-    /// `None`: the device sent none, and the server draws the receipt.
-    response_id: Option<ResponseId>,
-}
-
-/// One question's part of a response, as stored.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct StoredReport {
-    pub question_id: QuestionId,
-    pub level: PrivacyLevel,
-    pub report: bool,
-}
-
-impl Submission {
-    pub fn parse(input: SubmissionInput, survey: &Survey) -> Result<Self, AppError> {
-        // An invitation sent to a survey that needs none is ignored, not stored.
-        let invitation = match (survey.requires_invitation, input.invitation) {
-            (false, _) => None,
-            (true, Some(code)) => Some(InvitationCode::parse(&code)?.hash()),
-            (true, None) => {
-                return Err(AppError::forbidden(
-                    "invitation_required",
-                    "this survey accepts responses only through a personal invitation link",
-                ))
-            }
-        };
-        let response_id = input
-            .response_id
-            .as_deref()
-            .map(ResponseId::parse)
-            .transpose()?;
-        let mut reports_by_id = BTreeMap::new();
-        for (key, value) in input.answers.0 {
-            let question = key
-                .parse::<i64>()
-                .ok()
-                .and_then(|id| survey.questions.iter().find(|q| q.id.get() == id))
-                .ok_or_else(|| {
-                    AppError::invalid(
-                        "unknown_question",
-                        format!("this survey has no question with id {key:?}"),
-                    )
-                })?;
-            let report = match value {
-                0 => false,
-                1 => true,
-                other => {
-                    return Err(AppError::invalid(
-                        "invalid_report",
-                        format!("the report for question {key} is {other}; a report is 0 or 1"),
-                    ))
-                }
-            };
-            // "1", "+1" and "01" name the same question: which report counts would be
-            // ambiguous.
-            if reports_by_id.insert(question.id, report).is_some() {
-                return Err(AppError::invalid(
-                    "duplicate_answer",
-                    format!("question {} is answered twice", question.id.get()),
-                ));
-            }
-        }
-        let mut reports = Vec::with_capacity(reports_by_id.len());
-        for question in &survey.questions {
-            match reports_by_id.get(&question.id) {
-                Some(&report) => reports.push(StoredReport {
-                    question_id: question.id,
-                    level: question.level,
-                    report,
-                }),
-                None if question.required => {
-                    return Err(AppError::invalid(
-                        "missing_answer",
-                        format!("question {} is required", question.id.get()),
-                    ))
-                }
-                None => {}
-            }
-        }
-        if reports.is_empty() {
-            return Err(AppError::invalid(
-                "empty_submission",
-                "a submission answers at least one question",
-            ));
-        }
-        Ok(Self {
-            reports,
-            invitation,
-            response_id,
-        })
-    }
-
-    pub fn reports(&self) -> &[StoredReport] {
-        &self.reports
-    }
-
-    pub fn response_id(&self) -> Option<&ResponseId> {
-        self.response_id.as_ref()
-    }
-
-    pub fn invitation(&self) -> Option<&InvitationHash> {
-        self.invitation.as_ref()
-    }
 }
 
 #[cfg(test)]
@@ -1116,15 +927,6 @@ mod tests {
         let slug = Slug::generate("Drug use, 2024!").unwrap();
         assert!(slug.as_str().starts_with("drug-use-2024-"), "{slug}");
         assert_ne!(slug, Slug::generate("Drug use, 2024!").unwrap());
-    }
-
-    #[test]
-    fn a_question_answered_twice_is_refused() {
-        let twice = serde_json::from_str::<SubmissionInput>(r#"{"answers": {"1": 1, "1": 0}}"#);
-        assert!(twice.unwrap_err().to_string().contains("answered twice"));
-        assert!(
-            serde_json::from_str::<SubmissionInput>(r#"{"answers": {"1": 1, "2": 0}}"#).is_ok()
-        );
     }
 
     #[test]

@@ -229,6 +229,26 @@ mod tests {
         document["components"]["schemas"][name].clone()
     }
 
+    /// A property of a schema, looked up in its own properties and in those of the schemas
+    /// it combines (`allOf`, as `#[serde(flatten)]` documents), following references.
+    fn property_of(name: &str) -> impl Fn(&str) -> Value {
+        fn find(schema: &Value, property: &str) -> Option<Value> {
+            if let Some(found) = schema["properties"].get(property) {
+                return Some(found.clone());
+            }
+            if let Some(reference) = schema["$ref"].as_str() {
+                let name = reference.rsplit('/').next().unwrap_or_default();
+                return find(&super::tests::schema(name), property);
+            }
+            schema["allOf"]
+                .as_array()?
+                .iter()
+                .find_map(|part| find(part, property))
+        }
+        let schema = schema(name);
+        move |property| find(&schema, property).unwrap_or(Value::Null)
+    }
+
     /// The annotations take literal numbers only: here they meet the constants.
     #[test]
     fn the_documented_limits_are_the_constants_of_the_domain() {
@@ -248,10 +268,18 @@ mod tests {
             crate::domain::MinCell::MAX
         );
         assert_eq!(properties["questions"]["maxItems"], MAX_QUESTIONS);
-        let question = &schema("QuestionDefinition")["properties"];
-        assert_eq!(question["text"]["maxLength"], MAX_QUESTION_CHARS);
-        assert_eq!(question["epsilon"]["minimum"], PrivacyLevel::MIN_EPSILON);
-        assert_eq!(question["epsilon"]["maximum"], PrivacyLevel::MAX_EPSILON);
+        let question = property_of("QuestionDefinition");
+        assert_eq!(question("text")["maxLength"], MAX_QUESTION_CHARS);
+        assert_eq!(question("epsilon")["minimum"], PrivacyLevel::MIN_EPSILON);
+        assert_eq!(question("epsilon")["maximum"], PrivacyLevel::MAX_EPSILON);
+        assert_eq!(
+            question("options")["maxItems"],
+            randomized_response::MAX_OPTIONS
+        );
+        assert_eq!(
+            question("options")["minItems"],
+            randomized_response::MIN_OPTIONS
+        );
         let invitations = &schema("InvitationsRequest")["properties"];
         assert_eq!(invitations["count"]["maximum"], MAX_INVITATIONS_PER_REQUEST);
     }

@@ -9,7 +9,7 @@ use super::auth::Owner;
 use super::openapi::{SlugPath, CSRF_REFUSED, UNAUTHORIZED};
 use super::respondent::{public_questions, PublicQuestion};
 use crate::codebook;
-use crate::db::queries::QuestionTally;
+use crate::db::queries::QuestionCounts;
 use crate::db::{queries, responses, Database};
 use crate::domain::{
     InvitationCode, InvitationCount, InvitationsInput, ResearcherId, Slug, Survey,
@@ -293,12 +293,12 @@ async fn owned_tallies(
     db: &Database,
     slug: &str,
     researcher: ResearcherId,
-) -> Result<(Survey, Vec<QuestionTally>), AppError> {
+) -> Result<(Survey, Vec<QuestionCounts>), AppError> {
     let slug = Slug::parse(slug)?;
     db.read(move |connection| {
         let survey = queries::find_owned_survey(connection, &slug, researcher)?
             .ok_or(AppError::NotFound("survey"))?;
-        let tallies = queries::survey_tallies(connection, survey.id)?;
+        let tallies = queries::survey_report_counts(connection, survey.id)?;
         Ok((survey, tallies))
     })
     .await

@@ -11,7 +11,8 @@ use super::rate_limit::SubmissionAllowed;
 use crate::db::responses::{self, Stored};
 use crate::db::{queries, Database};
 use crate::domain::{
-    Nonce, Receipt, RecordId, Slug, StoredReport, Submission, SubmissionInput, Survey, SurveyStatus,
+    DesignFields, Nonce, Receipt, RecordId, Slug, StoredReport, Submission, SubmissionInput,
+    Survey, SurveyStatus,
 };
 use crate::error::{AppError, ErrorBody};
 
@@ -59,7 +60,8 @@ fn percent(fraction: f64) -> String {
 /// A bound shown as "at most": rounding must not make it look smaller than it is. (The
 /// tiny allowance keeps an exact 25 % from showing as 26 % through float noise.)
 fn percent_rounded_up(fraction: f64) -> String {
-    format!("{:.0}", (fraction * 100.0 - 1e-9).ceil().max(0.0))
+    // `+ 0.0` turns the -0 that ceil gives just below zero into 0.
+    format!("{:.0}", (fraction * 100.0 - 1e-9).ceil().max(0.0) + 0.0)
 }
 
 impl SurveyPage {
@@ -68,15 +70,15 @@ impl SurveyPage {
             .questions
             .iter()
             .map(|question| {
-                let posterior = posterior_after_yes(EXPLAINED_PRIOR, question.level)
+                let posterior = posterior_after_yes(EXPLAINED_PRIOR, question.design.level())
                     .map_err(AppError::internal)?;
                 Ok(QuestionView {
                     id: question.id.get(),
                     number: question.position + 1,
                     text: question.text.clone(),
-                    required: question.required,
-                    epsilon: format!("{:.2}", question.level.epsilon()),
-                    truth_percent: percent(question.level.truth_probability()),
+                    required: true,
+                    epsilon: format!("{:.2}", question.design.epsilon()),
+                    truth_percent: percent(question.design.truth_probability()),
                     prior_percent: percent(EXPLAINED_PRIOR),
                     // "At most X %": rounded up, never down.
                     posterior_after_yes_percent: percent_rounded_up(posterior),
@@ -159,10 +161,16 @@ pub(super) struct PublicQuestion {
     /// 0-based order on the form.
     position: u32,
     text: String,
-    /// Privacy level ε.
+    /// The type, design and parameters (`epsilon` here only where it is a parameter).
+    #[serde(flatten)]
+    design: DesignFields,
+    /// The question's ε (for forced response and unrelated question, the ε its
+    /// probabilities imply).
     epsilon: f64,
-    /// p = e^ε / (1 + e^ε): the probability that the device reports the true answer.
+    /// The largest probability that a report equals the truth (for a number, that its
+    /// binary report equals the end the value was rounded to).
     truth_probability: f64,
+    /// Always true: every question is answered (a blank would not be randomized).
     required: bool,
 }
 
@@ -174,9 +182,13 @@ pub(super) fn public_questions(survey: &Survey) -> Vec<PublicQuestion> {
             id: question.id.get(),
             position: question.position,
             text: question.text.clone(),
-            epsilon: question.level.epsilon(),
-            truth_probability: question.level.truth_probability(),
-            required: question.required,
+            design: DesignFields {
+                epsilon: None,
+                ..question.design.fields().clone()
+            },
+            epsilon: question.design.epsilon(),
+            truth_probability: question.design.truth_probability(),
+            required: true,
         })
         .collect()
 }
@@ -331,18 +343,22 @@ struct StoredReportBody {
     question_id: i64,
     epsilon: f64,
     truth_probability: f64,
-    /// The randomized report: 1 = yes, 0 = no.
-    #[schema(minimum = 0, maximum = 1)]
+    /// The randomized report, as in a submission's `answers`.
+    #[schema(minimum = 0, maximum = 19)]
     report: u8,
 }
 
-impl From<&StoredReport> for StoredReportBody {
-    fn from(stored: &StoredReport) -> Self {
+impl StoredReportBody {
+    fn of(stored: &StoredReport, survey: &Survey) -> Self {
+        let question = survey.questions.iter().find(|q| q.id == stored.question_id);
         Self {
             question_id: stored.question_id.get(),
             epsilon: stored.level.epsilon(),
-            truth_probability: stored.level.truth_probability(),
-            report: u8::from(stored.report),
+            truth_probability: question.map_or_else(
+                || stored.level.truth_probability(),
+                |question| question.design.truth_probability(),
+            ),
+            report: stored.report,
         }
     }
 }
@@ -393,13 +409,17 @@ pub async fn lookup_response(
 ) -> Result<HttpResponse, AppError> {
     let slug = Slug::parse(&slug)?;
     let record_id = Receipt::parse(&body.receipt)?.response_id().record_id();
+    let survey = find_survey(&db, slug.clone()).await?;
     let reports = look_up(&db, slug.clone(), record_id).await?;
     Ok(HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .json(StoredResponseBody {
             survey: slug.to_string(),
             record_id: record_id.to_hex(),
-            reports: reports.iter().map(Into::into).collect(),
+            reports: reports
+                .iter()
+                .map(|stored| StoredReportBody::of(stored, &survey))
+                .collect(),
         }))
 }
 
@@ -451,7 +471,7 @@ enum ReceiptOutcome {
 struct ReceiptReport {
     number: u32,
     text: String,
-    report: &'static str,
+    report: String,
 }
 
 impl ReceiptPage {
@@ -565,7 +585,7 @@ pub async fn receipt_action(
                         Some(ReceiptReport {
                             number: question.position + 1,
                             text: question.text.clone(),
-                            report: if stored.report { "Yes" } else { "No" },
+                            report: question.design.report_label(stored.report),
                         })
                     })
                     .collect(),

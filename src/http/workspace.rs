@@ -16,8 +16,9 @@ use crate::accounts::{self, SESSION_ABSOLUTE_SECONDS};
 use crate::db::queries::{self, SurveySummary};
 use crate::db::Database;
 use crate::domain::{
-    secrets_match, ApiToken, Email, InvitationCount, Password, QuestionDefinition, QuestionId,
-    SecretToken, Slug, Survey, SurveyDefinition, SurveyDetails, SurveyStatus, TokenHash,
+    secrets_match, ApiToken, DesignFields, Email, InvitationCount, Password, QuestionDefinition,
+    QuestionId, SecretToken, Slug, Survey, SurveyDefinition, SurveyDetails, SurveyStatus,
+    TokenHash,
 };
 use crate::error::{AppError, PageError};
 use crate::invitations;
@@ -377,7 +378,7 @@ pub async fn create_survey(
     let session = signed_in.0;
     session.check_csrf(&form.csrf)?;
     let details = SurveyDetails::parse(&form.title, &form.description, None)?;
-    let question = QuestionDefinition::parse("question", &form.question, form.epsilon, true)?;
+    let question = QuestionDefinition::of("question", &form.question, &mirrored(form.epsilon))?;
     let definition = SurveyDefinition::of(details, vec![question], false);
     let slug = Slug::generate(definition.title())?;
     let owner = session.researcher;
@@ -412,6 +413,14 @@ struct LevelFigures {
     posterior_percent: String,
     needed_5: u64,
     needed_10: u64,
+}
+
+/// A yes/no mirrored question's design fields at level ε.
+fn mirrored(epsilon: f64) -> DesignFields {
+    DesignFields {
+        epsilon: Some(epsilon),
+        ..DesignFields::default()
+    }
 }
 
 fn level_figures(level: PrivacyLevel) -> Result<LevelFigures, AppError> {
@@ -472,8 +481,8 @@ pub async fn builder(
                 id: question.id.get(),
                 number: question.position + 1,
                 text: question.text.clone(),
-                required: question.required,
-                figures: level_figures(question.level)?,
+                required: true,
+                figures: level_figures(question.design.level())?,
                 first: index == 0,
                 last: index + 1 == count,
             })
@@ -548,17 +557,11 @@ pub struct QuestionForm {
     csrf: String,
     text: String,
     epsilon: f64,
-    required: Option<String>,
 }
 
 impl QuestionForm {
     fn parse(&self) -> Result<QuestionDefinition, AppError> {
-        QuestionDefinition::parse(
-            "question",
-            &self.text,
-            self.epsilon,
-            self.required.is_some(),
-        )
+        QuestionDefinition::of("question", &self.text, &mirrored(self.epsilon))
     }
 }
 
@@ -695,8 +698,8 @@ pub async fn confirm_open(
                 id: question.id.get(),
                 number: question.position + 1,
                 text: question.text.clone(),
-                required: question.required,
-                figures: level_figures(question.level)?,
+                required: true,
+                figures: level_figures(question.design.level())?,
                 first: false,
                 last: false,
             })
@@ -890,7 +893,7 @@ fn results_view(
                 share_yes: if question.n == 0 {
                     "–".to_owned()
                 } else {
-                    percent(question.reported_yes as f64 / question.n as f64)
+                    percent(question.reported_yes.unwrap_or(0) as f64 / question.n as f64)
                 },
                 estimate: question
                     .estimate_clipped

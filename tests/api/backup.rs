@@ -44,14 +44,16 @@ fn assert_consistent(db: &Path) {
         }
     }
     let mut tallies = connection
-        .prepare("SELECT question_id, sum(n) FROM tallies GROUP BY question_id HAVING sum(n) > 0")
+        .prepare(
+            "SELECT question_id, sum(n) FROM report_counts GROUP BY question_id HAVING sum(n) > 0",
+        )
         .unwrap();
     let tallied: std::collections::BTreeMap<i64, i64> = tallies
         .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
         .unwrap()
         .map(Result::unwrap)
         .collect();
-    assert_eq!(tallied, counted, "tallies match the reports");
+    assert_eq!(tallied, counted, "the report counts match the reports");
 }
 
 async fn submit_many(app: &TestApp, count: usize) {

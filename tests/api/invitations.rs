@@ -199,7 +199,7 @@ async fn a_hundred_concurrent_submissions_with_one_invitation_store_exactly_one(
     let results = app.results(&token, &slug).await;
     assert_eq!(
         results["questions"][0]["n"], 1,
-        "tallies count the one response"
+        "the report counts count the one response"
     );
 }
 
@@ -217,7 +217,7 @@ async fn no_column_joins_an_invitation_to_a_response() {
             .collect()
     };
     assert_eq!(columns("invitations"), ["code_hash", "survey_id"]);
-    for table in ["stored_responses", "tallies"] {
+    for table in ["stored_responses", "report_counts"] {
         assert!(
             columns(table).iter().all(|c| !c.contains("invitation")),
             "{table}: {:?}",
