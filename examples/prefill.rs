@@ -4,7 +4,7 @@
 //!   Brings the demo survey of a database to N stored responses, without HTTP: batches of
 //!   responses go through `Database::write` and `responses::store_response`, exactly the
 //!   rows the submission route stores (random response id → record id and withdrawal tag,
-//!   three random reports, tallies counted). No server may run on the file meanwhile. Then
+//!   three random reports, reports counted). No server may run on the file meanwhile. Then
 //!   `Database::close` runs one compaction epoch, as a graceful stop does, and the line
 //!   `PREFILL stored=… added=… insert_s=… epoch_ms=… database_bytes=…` reports it.
 //!

@@ -8,6 +8,7 @@ pub mod crypto;
 pub mod db;
 pub mod domain;
 pub mod error;
+pub mod explain;
 pub mod export;
 pub mod http;
 pub mod invitations;

@@ -84,13 +84,16 @@
     countdown = setInterval(tick, 250);
   }
 
-  // --- the page's questions (texts from the server-rendered page, in its order)
+  // --- the page's questions (texts and report labels from the server-rendered page)
   function pageQuestions() {
     return Array.from(document.querySelectorAll("fieldset.question")).map(function (fieldset) {
       return {
         id: fieldset.dataset.questionId,
         number: fieldset.dataset.questionNumber,
+        kind: fieldset.dataset.kind,
         text: fieldset.querySelector(".question-text").textContent,
+        labels: JSON.parse(fieldset.dataset.reportLabels || "[]"),
+        fieldset: fieldset,
       };
     });
   }
@@ -100,25 +103,68 @@
     for (const question of pageQuestions()) {
       const report = reports[question.id];
       if (report === undefined) continue;
+      const label = question.labels[report] !== undefined ? question.labels[report] : String(report);
       const item = document.createElement("li");
-      item.textContent = question.number + ". " + question.text + " — reported: " + (report === 1 ? "Yes" : "No");
+      item.textContent = question.number + ". " + question.text + " — reported: " + label;
       list.appendChild(item);
     }
   }
 
+  // The true answer given on the page: the radio's value (1 = Yes, 0 = No, or the option's
+  // index) or the number typed; null when there is none, undefined for a number out of its
+  // bounds (or not a number).
   function chosenTruth(questionId) {
-    const yes = document.getElementById("q" + questionId + "-yes");
-    const no = document.getElementById("q" + questionId + "-no");
-    if (yes && yes.checked) return 1;
-    if (no && no.checked) return 0;
-    return null;
+    const number = document.getElementById("q" + questionId + "-number");
+    if (number) {
+      if (number.value.trim() === "" && !number.validity.badInput) return null;
+      const value = Number(number.value);
+      return number.checkValidity() && Number.isFinite(value) ? value : undefined;
+    }
+    const checked = document.querySelector("input[name=\"q" + questionId + "\"]:checked");
+    return checked ? Number(checked.value) : null;
   }
 
   function setChoicesEnabled(enabled) {
-    document.querySelectorAll("#survey-form input[type=radio]").forEach(function (input) {
-      if (!enabled) input.checked = false; // the true answers leave the page too
+    document.querySelectorAll("#survey-form input").forEach(function (input) {
+      if (!enabled) {
+        // The true answers leave the page too.
+        if (input.type === "radio") input.checked = false;
+        else input.value = "";
+      }
       input.disabled = !enabled;
     });
+  }
+
+  // A slider and its number box show the same value; the box alone counts as the answer,
+  // so an untouched slider answers nothing.
+  document.querySelectorAll("input[data-slider-for]").forEach(function (slider) {
+    const box = document.getElementById(slider.dataset.sliderFor);
+    slider.addEventListener("input", function () { box.value = slider.value; });
+    box.addEventListener("input", function () { if (box.value !== "") slider.value = box.value; });
+  });
+
+  // "questions 1, 2 and 3"
+  function listed(numbers) {
+    if (numbers.length === 1) return "question " + numbers[0];
+    return "questions " + numbers.slice(0, -1).join(", ") + " and " + numbers[numbers.length - 1];
+  }
+
+  function markMissing(ids) {
+    let first = null;
+    for (const question of pageQuestions()) {
+      const missing = ids.includes(String(question.id));
+      question.fieldset.classList.toggle("missing", missing);
+      if (missing) {
+        question.fieldset.setAttribute("aria-invalid", "true");
+        if (!first) first = question.fieldset;
+      } else {
+        question.fieldset.removeAttribute("aria-invalid");
+      }
+    }
+    if (first) {
+      const input = first.querySelector("input");
+      if (input) input.focus();
+    }
   }
 
   // --- what this device remembers
@@ -252,16 +298,27 @@
       }
       const answers = [];
       const missing = [];
+      const missingIds = [];
       for (const question of definition.questions) {
         const truth = chosenTruth(question.id);
+        if (truth === undefined) {
+          markMissing([String(question.id)]);
+          const step = question.min % 1 === 0 && question.max % 1 === 0 ? "a whole number" : "a number";
+          throw new Error("Question " + (question.position + 1) + " needs " + step + " from " +
+            question.min + " to " + question.max + ". Nothing was sent.");
+        }
         if (truth === null) {
-          if (question.required) missing.push(question.position + 1);
+          missing.push(question.position + 1);
+          missingIds.push(String(question.id));
           continue;
         }
-        answers.push({ id: question.id, epsilon: question.epsilon, truth: truth });
+        answers.push({ id: question.id, question: question, truth: truth });
       }
-      if (missing.length > 0) throw new Error("Please answer question " + missing.join(", ") + ". Nothing was sent.");
-      if (answers.length === 0) throw new Error("Please answer at least one question.");
+      markMissing(missingIds);
+      if (missing.length > 0) {
+        throw new Error("Please answer " + listed(missing) + ": every question is randomized, " +
+          "so no answer can be held against you. Nothing was sent.");
+      }
       const existing = core.readState(deps.storage, slug);
       if (existing) {
         // Another tab answered meanwhile: never flip a second set of coins.

@@ -9,6 +9,7 @@ mod rate_limit;
 mod researcher;
 mod respondent;
 mod static_files;
+mod survey_form;
 mod workspace;
 
 use std::net::TcpListener;

@@ -3,7 +3,6 @@
 use actix_web::http::header;
 use actix_web::{web, HttpResponse};
 use askama::Template;
-use randomized_response::posterior_after_yes;
 use serde::{Deserialize, Serialize};
 
 use super::openapi::SlugPath;
@@ -16,122 +15,16 @@ use crate::domain::{
 };
 use crate::error::{AppError, ErrorBody};
 
-/// The prior an observer is assumed to hold, for the plain-language explanation.
-const EXPLAINED_PRIOR: f64 = 0.10;
+// The form page lives in its own file; its route keeps the respondent's name.
+pub(super) use super::survey_form::{__path_form, form, preview_html};
 
 /// A survey as respondents may see it: drafts are nobody's business but their owner's
 /// (who previews them from the workspace).
-async fn find_survey(db: &Database, slug: Slug) -> Result<Survey, AppError> {
+pub(super) async fn find_survey(db: &Database, slug: Slug) -> Result<Survey, AppError> {
     db.read(move |connection| queries::find_survey(connection, &slug))
         .await?
         .filter(|survey| survey.status != SurveyStatus::Draft)
         .ok_or(AppError::NotFound("survey"))
-}
-
-#[derive(Template)]
-#[template(path = "survey.html")]
-struct SurveyPage {
-    /// The owner's preview: a banner, and nothing can be sent.
-    preview: bool,
-    slug: String,
-    title: String,
-    description: String,
-    status_note: Option<&'static str>,
-    accepting: bool,
-    total_epsilon: String,
-    questions: Vec<QuestionView>,
-}
-
-struct QuestionView {
-    id: i64,
-    number: u32,
-    text: String,
-    required: bool,
-    epsilon: String,
-    truth_percent: String,
-    prior_percent: String,
-    posterior_after_yes_percent: String,
-}
-
-fn percent(fraction: f64) -> String {
-    format!("{:.0}", fraction * 100.0)
-}
-
-/// A bound shown as "at most": rounding must not make it look smaller than it is. (The
-/// tiny allowance keeps an exact 25 % from showing as 26 % through float noise.)
-fn percent_rounded_up(fraction: f64) -> String {
-    // `+ 0.0` turns the -0 that ceil gives just below zero into 0.
-    format!("{:.0}", (fraction * 100.0 - 1e-9).ceil().max(0.0) + 0.0)
-}
-
-impl SurveyPage {
-    fn of(survey: Survey, preview: bool) -> Result<Self, AppError> {
-        let questions = survey
-            .questions
-            .iter()
-            .map(|question| {
-                let posterior = posterior_after_yes(EXPLAINED_PRIOR, question.design.level())
-                    .map_err(AppError::internal)?;
-                Ok(QuestionView {
-                    id: question.id.get(),
-                    number: question.position + 1,
-                    text: question.text.clone(),
-                    required: true,
-                    epsilon: format!("{:.2}", question.design.epsilon()),
-                    truth_percent: percent(question.design.truth_probability()),
-                    prior_percent: percent(EXPLAINED_PRIOR),
-                    // "At most X %": rounded up, never down.
-                    posterior_after_yes_percent: percent_rounded_up(posterior),
-                })
-            })
-            .collect::<Result<Vec<_>, AppError>>()?;
-        Ok(Self {
-            preview,
-            slug: survey.slug.to_string(),
-            total_epsilon: format!("{:.2}", survey.total_epsilon()),
-            status_note: match survey.status {
-                SurveyStatus::Draft => Some("This survey is not open yet: nothing can be sent."),
-                SurveyStatus::Open => None,
-                SurveyStatus::Closed => Some("This survey is closed: nothing can be sent."),
-            },
-            accepting: !preview && survey.status == SurveyStatus::Open,
-            title: survey.title,
-            description: survey.description,
-            questions,
-        })
-    }
-}
-
-/// GET /s/{slug}: the form.
-///
-/// The respondent's page (HTML): its script fetches the definition, draws the reports on
-/// the device and posts them. Drafts are 404 here as on every public route.
-#[utoipa::path(
-    get,
-    path = "/s/{slug}",
-    tag = "respondent",
-    params(SlugPath),
-    responses(
-        (status = 200, description = "The survey's form.", body = String,
-            content_type = "text/html; charset=utf-8"),
-        (status = 404, description = "`not_found`: no such survey, or a draft.", body = ErrorBody),
-    )
-)]
-pub async fn form(
-    db: web::Data<Database>,
-    slug: web::Path<String>,
-) -> Result<HttpResponse, AppError> {
-    let slug = Slug::parse(&slug)?;
-    let survey = find_survey(&db, slug).await?;
-    let html = SurveyPage::of(survey, false)?.render()?;
-    Ok(HttpResponse::Ok()
-        .content_type("text/html; charset=utf-8")
-        .body(html))
-}
-
-/// The form exactly as respondents see it, with a preview banner and sending disabled.
-pub(super) fn preview_html(survey: Survey) -> Result<String, AppError> {
-    Ok(SurveyPage::of(survey, true)?.render()?)
 }
 
 /// A survey as respondents see it, with a fresh nonce.
@@ -595,18 +488,4 @@ pub async fn receipt_action(
         }
     };
     ReceiptPage::render_with(&survey, outcome)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::percent_rounded_up;
-
-    #[test]
-    fn an_at_most_figure_is_rounded_up_but_an_exact_percent_stays() {
-        assert_eq!(percent_rounded_up(0.2401), "25");
-        assert_eq!(percent_rounded_up(0.25), "25");
-        assert_eq!(percent_rounded_up(0.250_000_000_000_1), "25");
-        assert_eq!(percent_rounded_up(0.2500001), "26");
-        assert_eq!(percent_rounded_up(0.0), "0");
-    }
 }

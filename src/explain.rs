@@ -1,0 +1,228 @@
+//! A question's design in plain words, for the respondent's form (and anyone explaining
+//! it): one line on what the device does, and what an observer of the report can learn.
+//! The figures come from the crate's matrix, never re-derived here.
+
+use randomized_response::{Design, Mechanism};
+
+use crate::domain::{DesignFields, QuestionDesign, QuestionType};
+use crate::error::AppError;
+
+/// The prior an observer is assumed to hold in the explanation: "someone who thought there
+/// was a 10 % chance…".
+pub const EXPLAINED_PRIOR: f64 = 0.10;
+
+/// A design explained.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Explanation {
+    /// What the device does, in one line.
+    pub plain: String,
+    /// What someone who sees the report learns, from a 10 % prior, rounded up.
+    pub observer: String,
+}
+
+/// A percentage for reading: whole numbers, or one decimal below 10 % where rounding to a
+/// whole number would hide the value (16.5 % stays 16.5 %).
+pub fn percent(fraction: f64) -> String {
+    let value = fraction * 100.0;
+    if (value - value.round()).abs() < 1e-9 {
+        format!("{value:.0}")
+    } else if value < 10.0 || (value * 10.0 - (value * 10.0).round()).abs() < 1e-6 {
+        format!("{value:.1}")
+    } else {
+        format!("{value:.0}")
+    }
+}
+
+/// A bound shown as "at most": rounding must not make it look smaller than it is. (The
+/// tiny allowance keeps an exact 25 % from showing as 26 % through float noise.)
+pub fn percent_rounded_up(fraction: f64) -> String {
+    // `+ 0.0` turns the -0 that ceil gives just below zero into 0.
+    format!("{:.0}", (fraction * 100.0 - 1e-9).ceil().max(0.0) + 0.0)
+}
+
+/// A number as a respondent reads it: no trailing ".0".
+fn number(value: f64) -> String {
+    format!("{value}")
+}
+
+/// Explains a question's design.
+pub fn explain(design: &QuestionDesign) -> Result<Explanation, AppError> {
+    let fields: &DesignFields = design.fields();
+    let p = |value: Option<f64>| percent(value.unwrap_or_default());
+    let plain = match (design.question_type(), design.mechanism()) {
+        (QuestionType::YesNo, Mechanism::Square(matrix)) => match fields.design {
+            Some(crate::domain::DesignName::ForcedResponse) => format!(
+                "Your device tells the truth {} % of the time; otherwise it answers Yes \
+                 ({} %) or No ({} %) whatever your answer.",
+                p(fields.answer_truthfully),
+                p(fields.forced_yes),
+                p(fields.forced_no)
+            ),
+            Some(crate::domain::DesignName::UnrelatedQuestion) => format!(
+                "Your device tells the truth {} % of the time; otherwise it answers Yes or No \
+                 at random (Yes {} % of the time), whatever your answer.",
+                p(fields.answer_truthfully),
+                p(fields.innocuous_yes)
+            ),
+            _ => format!(
+                "Your device tells the truth {} % of the time and the opposite otherwise.",
+                percent(matrix.requested_probability(Design::YES, Design::YES))
+            ),
+        },
+        (_, Mechanism::Square(matrix)) => format!(
+            "Your device reports the option you choose {} % of the time, and each other option \
+             {} % of the time.",
+            percent(matrix.requested_probability(0, 0)),
+            percent(matrix.requested_probability(0, 1))
+        ),
+        (_, Mechanism::Number(number_design)) => format!(
+            "Your device rounds your number at random to {} or {} (the nearer end is likelier), \
+             then reports that end {} % of the time and the other end otherwise.",
+            number(number_design.min()),
+            number(number_design.max()),
+            percent(number_design.truth_probability())
+        ),
+    };
+    let prior = percent(EXPLAINED_PRIOR);
+    let observer = match design.mechanism() {
+        Mechanism::Square(matrix) => {
+            // A 10 % prior on one answer (Yes, or the first option), the rest spread evenly.
+            let answers = matrix.answers();
+            let target = if answers == 2 { Design::YES } else { 0 };
+            let others = (1.0 - EXPLAINED_PRIOR) / (answers - 1) as f64;
+            let prior_of: Vec<f64> = (0..answers)
+                .map(|answer| {
+                    if answer == target {
+                        EXPLAINED_PRIOR
+                    } else {
+                        others
+                    }
+                })
+                .collect();
+            let posterior = matrix
+                .posterior(&prior_of, target)
+                .map_err(AppError::internal)?
+                .as_slice()[target];
+            let answer = match design.question_type() {
+                QuestionType::YesNo => "your true answer is Yes".to_owned(),
+                _ => format!("your answer is “{}”", design.report_label(target as u8)),
+            };
+            let seen = match design.question_type() {
+                QuestionType::YesNo => "a Yes report".to_owned(),
+                _ => "that option reported".to_owned(),
+            };
+            format!(
+                "Someone who thought there was a {prior} % chance that {answer} would, after \
+                 seeing {seen}, think it at most {} %. (ε = {:.2})",
+                percent_rounded_up(posterior),
+                design.epsilon()
+            )
+        }
+        Mechanism::Number(number_design) => {
+            let (min, max) = (number_design.min(), number_design.max());
+            let mut posterior = [0.0; 2];
+            number_design
+                .posterior(
+                    &[min, max],
+                    &[1.0 - EXPLAINED_PRIOR, EXPLAINED_PRIOR],
+                    randomized_response::NumberDesign::MAX_END,
+                    &mut posterior,
+                )
+                .map_err(AppError::internal)?;
+            format!(
+                "Someone who thought there was a {prior} % chance that your number is {} \
+                 rather than {} would, after seeing a report of {}, think it at most {} %. \
+                 (ε = {:.2})",
+                number(max),
+                number(min),
+                number(max),
+                percent_rounded_up(posterior[1]),
+                design.epsilon()
+            )
+        }
+    };
+    Ok(Explanation { plain, observer })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn design(json: &str) -> QuestionDesign {
+        QuestionDesign::parse("q", &serde_json::from_str(json).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn an_at_most_figure_is_rounded_up_but_an_exact_percent_stays() {
+        assert_eq!(percent_rounded_up(0.2401), "25");
+        assert_eq!(percent_rounded_up(0.25), "25");
+        assert_eq!(percent_rounded_up(0.250_000_000_000_1), "25");
+        assert_eq!(percent_rounded_up(0.2500001), "26");
+        assert_eq!(percent_rounded_up(0.0), "0");
+    }
+
+    #[test]
+    fn percentages_keep_a_decimal_only_where_it_matters() {
+        assert_eq!(percent(0.67), "67");
+        assert_eq!(percent(0.165), "16.5");
+        assert_eq!(percent(0.05), "5");
+        assert_eq!(percent(0.015), "1.5");
+    }
+
+    #[test]
+    fn forced_response_is_explained_with_its_own_probabilities() {
+        let explained = explain(&design(
+            r#"{"design": "forced_response", "answer_truthfully": 0.67, "forced_yes": 0.165,
+                "forced_no": 0.165}"#,
+        ))
+        .unwrap();
+        assert_eq!(
+            explained.plain,
+            "Your device tells the truth 67 % of the time; otherwise it answers Yes (16.5 %) \
+             or No (16.5 %) whatever your answer."
+        );
+        // P(yes | yes) = 0.835, P(yes | no) = 0.165: 0.1·0.835 / (0.1·0.835 + 0.9·0.165).
+        let posterior: f64 = 0.1 * 0.835 / (0.1 * 0.835 + 0.9 * 0.165);
+        let expected = format!("think it at most {} %", (posterior * 100.0).ceil());
+        assert!(
+            explained.observer.contains(&expected),
+            "{}",
+            explained.observer
+        );
+    }
+
+    #[test]
+    fn the_mirrored_explanation_is_the_first_releases_figure() {
+        let explained = explain(&design(r#"{"epsilon": 1.0986122886681098}"#)).unwrap();
+        assert!(explained.plain.contains("tells the truth 75 % of the time"));
+        // 0.1·0.75 / (0.1·0.75 + 0.9·0.25) = 0.25 exactly: "at most 25 %", not 26.
+        assert!(
+            explained.observer.contains("at most 25 %"),
+            "{}",
+            explained.observer
+        );
+    }
+
+    #[test]
+    fn choices_and_numbers_are_explained_by_their_own_terms() {
+        let choice = explain(&design(
+            r#"{"type": "choice", "epsilon": 1.0986122886681098, "options": ["Never", "Once", "Often"]}"#,
+        ))
+        .unwrap();
+        // e^ε = 3: the chosen option 3/5 = 60 %, each other 1/5 = 20 %.
+        assert!(choice
+            .plain
+            .contains("60 % of the time, and each other option 20 %"));
+        assert!(
+            choice.observer.contains("your answer is “Never”"),
+            "{}",
+            choice.observer
+        );
+        let number = explain(&design(
+            r#"{"type": "number", "epsilon": 1, "min": 0, "max": 30}"#,
+        ))
+        .unwrap();
+        assert!(number.plain.contains("to 0 or 30"), "{}", number.plain);
+        assert!(number.observer.contains("your number is 30 rather than 0"));
+    }
+}
