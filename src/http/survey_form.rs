@@ -32,9 +32,8 @@ struct QuestionView {
     text: String,
     /// `yes_no`, `choice`, `ordinal` or `number`: the input the page shows.
     kind: &'static str,
-    /// Radio buttons (yes/no, choice, ordinal): the value sent to the mechanism and the
-    /// label. Yes/no lists Yes (1) then No (0).
-    choices: Vec<(usize, String)>,
+    /// Radio buttons (yes/no, choice, ordinal).
+    choices: Vec<ChoiceView>,
     /// A number's bounds and input step.
     bounds: Option<NumberBounds>,
     /// Each report in words, by report value, for the lists of sent reports (JSON).
@@ -43,6 +42,13 @@ struct QuestionView {
     plain: String,
     /// What an observer of the report learns (one tap away).
     observer: String,
+}
+
+/// One radio button: the value given to the mechanism, its element id suffix and label.
+struct ChoiceView {
+    value: usize,
+    suffix: String,
+    label: String,
 }
 
 struct NumberBounds {
@@ -61,13 +67,29 @@ impl SurveyPage {
                 let design = &question.design;
                 let explained = explain(design)?;
                 let choices = match design.question_type() {
-                    QuestionType::YesNo => vec![(1, "Yes".to_owned()), (0, "No".to_owned())],
+                    // Yes first, as the first release showed it.
+                    QuestionType::YesNo => vec![
+                        ChoiceView {
+                            value: 1,
+                            suffix: "yes".to_owned(),
+                            label: "Yes".to_owned(),
+                        },
+                        ChoiceView {
+                            value: 0,
+                            suffix: "no".to_owned(),
+                            label: "No".to_owned(),
+                        },
+                    ],
                     QuestionType::Choice | QuestionType::Ordinal => design
                         .options()
                         .unwrap_or_default()
                         .iter()
-                        .cloned()
                         .enumerate()
+                        .map(|(value, label)| ChoiceView {
+                            value,
+                            suffix: value.to_string(),
+                            label: label.clone(),
+                        })
                         .collect(),
                     QuestionType::Number => Vec::new(),
                 };

@@ -181,7 +181,8 @@ async fn the_form_page_explains_each_questions_protection() {
     assert_eq!(response.status(), 200);
     let html = response.text().await.unwrap();
     assert!(html.contains("<html lang=\"en\">"));
-    assert!(html.contains("reports your true answer\n        75&nbsp;% of the time"));
+    assert!(html.contains("Your device tells the truth 75 % of the time"));
+    assert!(html.contains("What can someone learn from the report?"));
     assert!(html.contains("id=\"total-epsilon\""));
     assert!(html.contains("<noscript>"));
     for id in [
