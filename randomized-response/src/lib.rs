@@ -79,7 +79,9 @@ pub use estimate::{
     Confidence, Interval, Summary,
 };
 pub use level::PrivacyLevel;
-pub use sampler::{randomize_submission, respond, submission_rng, unbiased_value, SEED_BYTES};
+pub use sampler::{
+    randomize_answers, randomize_submission, respond, submission_rng, unbiased_value, SEED_BYTES,
+};
 pub use tally::Tally;
 
 pub use design::{Design, DesignKind, Shares, MAX_OPTIONS, MIN_OPTIONS};

@@ -95,7 +95,7 @@ impl NumberDesign {
         &self.ends
     }
 
-    fn position(&self, value: f64) -> Result<f64, DesignError> {
+    pub(crate) fn position(&self, value: f64) -> Result<f64, DesignError> {
         if !(self.min..=self.max).contains(&value) {
             return Err(DesignError::ValueOutOfBounds {
                 value,
