@@ -9,14 +9,58 @@
 // mechanism's buffer, which is zeroed; what is stored is the reports, the response id and,
 // until the server acknowledges it, the pending body with its receipt. Randomness comes from
 // crypto.getRandomValues only, for the coins, the receipt and the backoff jitter alike.
+//
+// Answers, for `randomize` and `prepare`: an array in question order of
+//   { question, truth }
+// where `question` is the question's object from the public definition
+// (GET /api/surveys/{slug}, `questions[i]`, with its `id`, `type` and `design` and the
+// design's parameters) and `truth` is the true answer:
+//   type "yes_no", design "mirrored" (epsilon), "forced_response" (answer_truthfully,
+//     forced_yes, forced_no) or "unrelated_question" (answer_truthfully, innocuous_yes):
+//     0 = No, 1 = Yes;
+//   type "choice" or "ordinal", design "k_ary" (options, epsilon): the option's index;
+//   type "number", design "two_ends" (min, max, epsilon): the number, min <= truth <= max.
+// Reports come back as integers: 0/1 for yes/no (1 = Yes) and for a number (0 = the min
+// end, 1 = the max end), the option's index for choice and ordinal. Any other type or design
+// is refused before anything is drawn. The module's records are laid out in
+// randomized-response/src/abi.rs (the crate's README, "WebAssembly ABI").
 "use strict";
 
 (function (global) {
   const SEED_BYTES = 32; // the device's half of the mechanism's seed
   const RECEIPT_BYTES = 32; // 43 characters of base64url without padding
   const DIGEST_BYTES = 32;
-  const ENTRY_BYTES = 16; // per question: f64 ε, truth byte at +8, report byte at +9
   const INPUT_OFFSET = 64; // after device bytes [0, 32) and server nonce [32, 64)
+  // A question's record in the module's buffer (randomized-response/src/abi.rs): the kind
+  // byte at +0, options at +1, the truth's index at +2, the report (written) at +3, then
+  // f64 parameters at +8, +16, +24 and a number's value at +32; unused bytes stay zero.
+  const RECORD_BYTES = 40;
+  const OPTIONS_AT = 1;
+  const TRUTH_AT = 2;
+  const REPORT_AT = 3;
+  const PARAMETERS_AT = 8;
+  const VALUE_AT = 32;
+  const KIND_K_ARY = 3;
+  const KIND_NUMBER = 4;
+  const MAX_QUESTIONS = 100; // the records the module's buffer holds
+  // The kind byte and the parameters, in record order, of each type and design.
+  const DESIGNS = {
+    "yes_no mirrored": { kind: 0, parameters: ["epsilon"] },
+    "yes_no forced_response": { kind: 1, parameters: ["answer_truthfully", "forced_yes", "forced_no"] },
+    "yes_no unrelated_question": { kind: 2, parameters: ["answer_truthfully", "innocuous_yes"] },
+    "choice k_ary": { kind: KIND_K_ARY, parameters: ["epsilon"] },
+    "ordinal k_ary": { kind: KIND_K_ARY, parameters: ["epsilon"] },
+    "number two_ends": { kind: KIND_NUMBER, parameters: ["epsilon", "min", "max"] },
+  };
+  const MAX_REPORT = 19; // a choice or ordinal question has at most 20 options
+  // What the module's negative statuses mean (randomized-response/src/abi.rs, AbiError).
+  const REFUSALS = {
+    "-1": "the number of questions is not between 1 and 100",
+    "-2": "a question's design parameters were refused",
+    "-3": "a true answer is not one of its question's answers",
+    "-5": "a number is outside its question's bounds",
+    "-6": "a question's record is malformed",
+  };
   const STORAGE_PREFIX = "deniable:";
   const RECEIPT_PATTERN = /^[A-Za-z0-9_-]{43}$/;
   const RESPONSE_ID_PATTERN = /^[0-9a-f]{64}$/;
@@ -95,46 +139,95 @@
   }
 
   /**
-   * answers: [{ epsilon, truth: 0|1 }] in question order → reports [0|1]. The device's
-   * 32 bytes come from getRandomValues and are mixed with the server's nonce by the module.
+   * Writes one question's record at `at` (zeroed first): its kind and parameters from the
+   * definition's question, and its truth. Throws on a type or design this code does not
+   * know, a parameter that is not a number, or a truth of the wrong kind; the module checks
+   * the values themselves.
+   */
+  function writeRecord(view, at, question, truth) {
+    const design = question && DESIGNS[question.type + " " + question.design];
+    const name = "question " + (question && question.id);
+    if (!design) {
+      throw new Error(name + ": unsupported type " + (question && question.type) +
+        " with design " + (question && question.design));
+    }
+    for (let i = 0; i < RECORD_BYTES; i++) view.setUint8(at + i, 0);
+    view.setUint8(at, design.kind);
+    design.parameters.forEach(function (field, i) {
+      if (typeof question[field] !== "number") throw new Error(name + ": " + field + " is not a number");
+      view.setFloat64(at + PARAMETERS_AT + 8 * i, question[field], true);
+    });
+    if (design.kind === KIND_NUMBER) {
+      if (typeof truth !== "number") throw new Error(name + ": the answer is not a number");
+      view.setFloat64(at + VALUE_AT, truth, true);
+      return;
+    }
+    // Bytes hold 0 to 255: anything else would wrap into another answer or option count.
+    if (!Number.isInteger(truth) || truth < 0 || truth > 255) {
+      throw new Error(name + ": the answer is not an answer's index");
+    }
+    view.setUint8(at + TRUTH_AT, truth);
+    if (design.kind === KIND_K_ARY) {
+      if (!Array.isArray(question.options) || question.options.length > 255) {
+        throw new Error(name + ": options is not a list of at most 255");
+      }
+      view.setUint8(at + OPTIONS_AT, question.options.length);
+    }
+  }
+
+  /**
+   * answers: [{ question, truth }] in question order (see the header) → reports, integers
+   * in the same order. The device's 32 bytes come from getRandomValues and are mixed with
+   * the server's nonce by the module; every question takes its design's draws in order
+   * (one for yes/no, choice and ordinal, two for a number).
    */
   function randomize(mechanism, getRandomValues, nonceHex, answers) {
     const nonce = hexToBytes(nonceHex, SEED_BYTES);
-    const base = mechanism.rr_buffer();
-    const size = INPUT_OFFSET + ENTRY_BYTES * answers.length;
-    let view = new DataView(mechanism.memory.buffer, base, size);
-    const device = new Uint8Array(SEED_BYTES);
-    getRandomValues(device);
-    for (let i = 0; i < SEED_BYTES; i++) {
-      view.setUint8(i, device[i]);
-      view.setUint8(SEED_BYTES + i, nonce[i]);
+    if (answers.length < 1 || answers.length > MAX_QUESTIONS) {
+      throw new Error("between 1 and " + MAX_QUESTIONS + " answers, got " + answers.length);
     }
-    device.fill(0);
-    answers.forEach(function (answer, i) {
-      const at = INPUT_OFFSET + ENTRY_BYTES * i;
-      view.setFloat64(at, answer.epsilon, true);
-      view.setUint8(at + 8, answer.truth);
-      view.setUint8(at + 9, 0);
-    });
-    const status = mechanism.rr_randomize(answers.length);
-    view = new DataView(mechanism.memory.buffer, base, size); // memory may have grown
-    const reports = answers.map(function (_, i) {
-      return view.getUint8(INPUT_OFFSET + ENTRY_BYTES * i + 9);
-    });
-    new Uint8Array(mechanism.memory.buffer, base, size).fill(0); // forget truths and seed
-    if (status !== answers.length) throw new Error("the mechanism refused the input (" + status + ")");
+    const base = mechanism.rr_buffer();
+    const size = INPUT_OFFSET + RECORD_BYTES * answers.length;
+    let view = new DataView(mechanism.memory.buffer, base, size);
+    let status = null;
+    let reports = null;
+    try {
+      answers.forEach(function (answer, i) {
+        writeRecord(view, INPUT_OFFSET + RECORD_BYTES * i, answer.question, answer.truth);
+      });
+      const device = new Uint8Array(SEED_BYTES);
+      getRandomValues(device);
+      for (let i = 0; i < SEED_BYTES; i++) {
+        view.setUint8(i, device[i]);
+        view.setUint8(SEED_BYTES + i, nonce[i]);
+      }
+      device.fill(0);
+      status = mechanism.rr_randomize(answers.length);
+      view = new DataView(mechanism.memory.buffer, base, size); // memory may have grown
+      if (status === answers.length) {
+        reports = answers.map(function (_, i) {
+          return view.getUint8(INPUT_OFFSET + RECORD_BYTES * i + REPORT_AT);
+        });
+      }
+    } finally {
+      new Uint8Array(mechanism.memory.buffer, base, size).fill(0); // forget truths and seed
+    }
+    if (reports === null) {
+      throw new Error("the mechanism refused the input (" + status + ": " + (REFUSALS[status] || "unknown") + ")");
+    }
     return reports;
   }
 
   // --- the state in localStorage, key "deniable:<slug>":
-  // {"reports": {"<qid>": 0|1}, "response_id": "<hex>", "pending": {"body": "...", "receipt": "..."}}
+  // {"reports": {"<qid>": <report>}, "response_id": "<hex>", "pending": {"body": "...", "receipt": "..."}}
+  // with each report an integer from 0 to 19 (0/1 for yes/no and numbers, an option's index).
   // `pending` lives from just before the first POST until the server acknowledges it.
 
   function validReports(reports) {
     if (!reports || typeof reports !== "object" || Array.isArray(reports)) return null;
     const valid = {};
     for (const [id, report] of Object.entries(reports)) {
-      if (report !== 0 && report !== 1) return null;
+      if (!Number.isInteger(report) || report < 0 || report > MAX_REPORT) return null;
       valid[id] = report;
     }
     return Object.keys(valid).length > 0 ? valid : null;
@@ -199,8 +292,9 @@
   /**
    * Fixes the reports before anything is sent: draws the receipt, computes the response id,
    * randomizes the answers (truths are passed to the mechanism and forgotten) and writes the
-   * pending state. answers: [{ id, epsilon, truth: 0|1 }] in question order.
-   * Returns the state ({reports, response_id, pending}) and whether it could be stored.
+   * pending state. answers: [{ question, truth }] in question order (see the header); the
+   * reports are keyed by question.id. Returns the state ({reports, response_id, pending})
+   * and whether it could be stored.
    */
   function prepare(deps, slug, nonceHex, answers, invitation) {
     const receipt = drawReceipt(deps.getRandomValues);
@@ -208,7 +302,7 @@
     const randomized = randomize(deps.mechanism, deps.getRandomValues, nonceHex, answers);
     const reports = {};
     answers.forEach(function (answer, i) {
-      reports[String(answer.id)] = randomized[i];
+      reports[String(answer.question.id)] = randomized[i];
     });
     const state = {
       reports: reports,

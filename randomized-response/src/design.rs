@@ -185,22 +185,43 @@ impl Design {
     ) -> Result<Self, DesignError> {
         // Each report must stay more likely under its own truth: P[yes][yes] > P[no][yes]
         // and P[no][no] > P[yes][no], both equivalent to B + C < 2^64.
-        if u128::from(no_reported_yes) + u128::from(yes_reported_no) >= ONE
+        if no_reported_yes.checked_add(yes_reported_no).is_none()
             || no_reported_yes == 0
             || yes_reported_no == 0
         {
             return Err(DesignError::BelowResolution);
         }
-        let mut thresholds = [[0; MAX_OPTIONS - 1]; MAX_OPTIONS];
         // Row No reports No first, row Yes reports Yes first: 2^64 − C and 2^64 − B.
-        thresholds[Self::NO][0] = no_reported_yes.wrapping_neg();
-        thresholds[Self::YES][0] = yes_reported_no.wrapping_neg();
-        Ok(Self {
+        Ok(Self::two_rows(
             kind,
-            size: 2,
             epsilon,
-            thresholds,
-        })
+            no_reported_yes.wrapping_neg(),
+            yes_reported_no.wrapping_neg(),
+        ))
+    }
+
+    /// The 2×2 design whose row No reports No below `no_reports_no` and row Yes reports Yes
+    /// below `yes_reports_yes` (each row's one stored threshold); the callers check the cells.
+    fn two_rows(kind: DesignKind, epsilon: f64, no_reports_no: u64, yes_reports_yes: u64) -> Self {
+        let mut design = Self::blank(kind, 2, epsilon);
+        design.thresholds[Self::NO][0] = no_reports_no;
+        design.thresholds[Self::YES][0] = yes_reports_yes;
+        design
+    }
+
+    /// A design whose thresholds are still all zero, for a constructor to fill in.
+    ///
+    /// Never inlined: every constructor shares this one zeroing of the 3 KB threshold
+    /// table, which keeps the WebAssembly module small (inlined, the compiler splits it
+    /// around the constructor's stores into a piece per row).
+    #[inline(never)]
+    fn blank(kind: DesignKind, size: usize, epsilon: f64) -> Self {
+        Self {
+            kind,
+            size,
+            epsilon,
+            thresholds: [[0; MAX_OPTIONS - 1]; MAX_OPTIONS],
+        }
     }
 
     /// The mirrored (Warner) yes/no design at level ε: the device reports the truth with
@@ -208,20 +229,15 @@ impl Design {
     ///
     /// Its thresholds are [`PrivacyLevel::threshold`] in both rows, so for every draw it
     /// reports exactly what [`crate::respond`] reports.
+    #[inline(never)] // one copy in the WebAssembly module for its three callers there
     pub fn mirrored(level: PrivacyLevel) -> Self {
         // Both rows report the truth first, below T; 2^64 − T ∈ [1, 2^63) keeps every cell
         // positive and each report more likely under its own truth.
-        let mut thresholds = [[0; MAX_OPTIONS - 1]; MAX_OPTIONS];
-        thresholds[Self::NO][0] = level.threshold();
-        thresholds[Self::YES][0] = level.threshold();
-        Self {
-            kind: DesignKind::Mirrored {
-                epsilon: level.epsilon(),
-            },
-            size: 2,
+        let kind = DesignKind::Mirrored {
             epsilon: level.epsilon(),
-            thresholds,
-        }
+        };
+        let threshold = level.threshold();
+        Self::two_rows(kind, level.epsilon(), threshold, threshold)
     }
 
     /// The forced-response yes/no design (Boruch 1971; Fox & Tracy 1986, *Randomized
@@ -269,14 +285,12 @@ impl Design {
                 value: yes,
             });
         }
-        let epsilon = two_by_two_epsilon(yes, no)?;
         let kind = DesignKind::ForcedResponse {
             answer_truthfully,
             forced_yes,
             forced_no,
         };
-        let rounded = |x: f64| cell_above(x).ok_or(DesignError::BelowResolution);
-        Self::two_by_two(kind, epsilon, rounded(yes)?, rounded(no)?)
+        Self::from_requested_cells(kind, yes, no)
     }
 
     /// The unrelated-question yes/no design with a known innocuous rate (Greenberg,
@@ -312,13 +326,24 @@ impl Design {
                 });
             }
         }
-        let no_reported_yes = (1.0 - truthfully) * innocuous;
-        let yes_reported_no = (1.0 - truthfully) * (1.0 - innocuous);
-        let epsilon = two_by_two_epsilon(no_reported_yes, yes_reported_no)?;
         let kind = DesignKind::UnrelatedQuestion {
             answer_truthfully,
             innocuous_yes,
         };
+        let no_reported_yes = (1.0 - truthfully) * innocuous;
+        let yes_reported_no = (1.0 - truthfully) * (1.0 - innocuous);
+        Self::from_requested_cells(kind, no_reported_yes, yes_reported_no)
+    }
+
+    /// A 2×2 design from its requested off-diagonal probabilities `P[no][yes]` and
+    /// `P[yes][no]`: its ε from them ([`two_by_two_epsilon`]), its cells rounded up toward
+    /// privacy ([`cell_above`]).
+    fn from_requested_cells(
+        kind: DesignKind,
+        no_reported_yes: f64,
+        yes_reported_no: f64,
+    ) -> Result<Self, DesignError> {
+        let epsilon = two_by_two_epsilon(no_reported_yes, yes_reported_no)?;
         let rounded = |x: f64| cell_above(x).ok_or(DesignError::BelowResolution);
         Self::two_by_two(
             kind,
@@ -351,24 +376,25 @@ impl Design {
         let others = (options - 1) as u64;
         let other = libm::exp(level.epsilon()) + others as f64;
         let other = cell_above(1.0 / other).ok_or(DesignError::BelowResolution)?;
-        let truth = ONE - u128::from(others) * u128::from(other);
-        if truth <= u128::from(other) {
+        // The k − 1 other cells take (k − 1)·other and the truth the rest,
+        // 2^64 − (k − 1)·other, which must stay above other: k·other < 2^64.
+        if other > u64::MAX / options as u64 {
             return Err(DesignError::BelowResolution);
         }
-        let truth = truth as u64;
-        let mut thresholds = [[0; MAX_OPTIONS - 1]; MAX_OPTIONS];
-        for row in thresholds.iter_mut().take(options) {
-            for (position, threshold) in row.iter_mut().take(options - 1).enumerate() {
-                // truth + position · other < 2^64 because the last cell is still to come.
-                *threshold = truth + position as u64 * other;
-            }
+        // 2^64 − (k − 1)·other, with 0 < (k − 1)·other < 2^64.
+        let truth = (others * other).wrapping_neg();
+        // Every row has the same thresholds in its own order: truth + position · other for
+        // positions 0 to k − 2, each below 2^64 because the last cell is still to come.
+        let mut row = [0; MAX_OPTIONS - 1];
+        let mut threshold = truth;
+        for slot in &mut row[..options - 1] {
+            *slot = threshold;
+            // After the last stored slot this reaches 2^64, never stored: wrap rather than fail.
+            threshold = threshold.wrapping_add(other);
         }
-        Ok(Self {
-            kind,
-            size: options,
-            epsilon: level.epsilon(),
-            thresholds,
-        })
+        let mut design = Self::blank(kind, options, level.epsilon());
+        design.thresholds[..options].fill(row);
+        Ok(design)
     }
 
     /// The mechanism and its parameters as requested.
@@ -453,7 +479,7 @@ impl Design {
         }
     }
 
-    fn check_answer(&self, answer: usize) -> Result<(), DesignError> {
+    pub(crate) fn check_answer(&self, answer: usize) -> Result<(), DesignError> {
         if answer < self.size {
             Ok(())
         } else {
@@ -527,6 +553,7 @@ impl Design {
 
     /// The report for true answer `truth` given one uniform 64-bit draw: the first report in
     /// the row's order whose threshold exceeds `draw` (the last threshold being 2^64).
+    #[inline(never)] // one copy in the WebAssembly module for squares and numbers alike
     pub fn report_for_draw(&self, truth: usize, draw: u64) -> Result<usize, DesignError> {
         self.check_answer(truth)?;
         let position = self.thresholds[truth][..self.size - 1]

@@ -91,6 +91,13 @@ pub enum DesignError {
     },
     /// The counts add up to more than 2^64 − 1 reports.
     CountOverflow,
+    /// A submission's reports need one place per question.
+    ReportsLength {
+        /// The number of questions.
+        questions: usize,
+        /// The number of places for reports.
+        reports: usize,
+    },
     /// A planned half-width must be a positive finite number.
     HalfWidth(f64),
 }
@@ -175,6 +182,11 @@ impl fmt::Display for DesignError {
                 "expected one count for each of the {expected} reports, got {got} counts"
             ),
             Self::CountOverflow => write!(f, "the report counts add up to more than 2^64 − 1"),
+            Self::ReportsLength { questions, reports } => write!(
+                f,
+                "expected one place for a report per question: {questions} questions, \
+                 {reports} places"
+            ),
             Self::HalfWidth(width) => {
                 write!(f, "the half-width must be a positive number, got {width}")
             }

@@ -12,6 +12,10 @@
 //! * [`respond`]: ε-locally differentially private randomized response (Warner 1965),
 //!   sampled exactly from a uniform 64-bit integer.
 //! * [`randomize_submission`]: the ChaCha20 stream seeded with device bytes XOR server nonce.
+//! * [`randomize_answers`]: the same stream for a submission of questions of any design
+//!   ([`Mechanism`], [`Answer`]), one draw per square design and two per number.
+//! * Module [`abi`]: the byte buffer of the WebAssembly module, whose records carry each
+//!   question's design ([`randomize_buffer`], [`sha256_buffer`]).
 //! * [`Tally`]: mergeable counts per (question, ε).
 //! * Estimators: [`unbiased_estimate`], [`chernoff_interval`], [`exact_interval`],
 //!   [`anytime_interval`], [`respondents_needed`], [`posterior_after_yes`],
@@ -55,7 +59,7 @@
 #![cfg_attr(target_arch = "wasm32", no_std)]
 #![warn(missing_docs)]
 
-mod abi;
+pub mod abi;
 mod beta;
 pub mod design;
 mod design_error;
@@ -79,7 +83,9 @@ pub use estimate::{
     Confidence, Interval, Summary,
 };
 pub use level::PrivacyLevel;
-pub use sampler::{randomize_submission, respond, submission_rng, unbiased_value, SEED_BYTES};
+pub use sampler::{
+    randomize_answers, randomize_submission, respond, submission_rng, unbiased_value, SEED_BYTES,
+};
 pub use tally::Tally;
 
 pub use design::{Design, DesignKind, Shares, MAX_OPTIONS, MIN_OPTIONS};
@@ -88,7 +94,8 @@ pub use mechanism::{Answer, Mechanism};
 pub use number::NumberDesign;
 pub use per_record::{Bounds, PerRecordEstimator, TargetSummary};
 
-/// The WebAssembly exports: a static buffer and two functions. See the crate's README.
+/// The WebAssembly exports: a static buffer and two functions. See module [`abi`] and the
+/// crate's README.
 #[cfg(all(target_arch = "wasm32", not(test)))]
 mod wasm_exports {
     use crate::abi::{randomize_buffer, sha256_buffer, BUFFER_BYTES};
@@ -101,7 +108,8 @@ mod wasm_exports {
         core::ptr::addr_of_mut!(BUFFER).cast::<u8>()
     }
 
-    /// Randomizes `count` questions in place; returns `count`, or a negative error code.
+    /// Randomizes the `count` question records of the buffer (module `abi`: 40 bytes each,
+    /// any design) in place; returns `count`, or a negative error code.
     #[no_mangle]
     pub extern "C" fn rr_randomize(count: i32) -> i32 {
         // SAFETY: wasm32-unknown-unknown is single-threaded and the buffer is only

@@ -75,8 +75,21 @@ impl Mechanism {
         }
     }
 
+    /// Checks a true answer without drawing anything: an index below [`Self::reports`] for
+    /// a square design, a value in `[min, max]` for a number. An answer of the other kind is
+    /// refused as out of range ([`DesignError::AnswerOutOfRange`] with `usize::MAX`, or
+    /// [`DesignError::ValueOutOfBounds`] with NaN).
+    pub fn check_answer(&self, answer: Answer) -> Result<(), DesignError> {
+        match (self, answer) {
+            (Self::Square(design), Answer::Index(index)) => design.check_answer(index),
+            (Self::Number(number), Answer::Value(value)) => number.position(value).map(|_| ()),
+            _ => Err(self.other_kind()),
+        }
+    }
+
     /// Randomizes one true answer with exactly [`Self::draws`] draws from `rng`. An answer
-    /// of the wrong kind or out of range is refused before anything is drawn.
+    /// of the wrong kind or out of range is refused, as [`Self::check_answer`] refuses it,
+    /// before anything is drawn.
     pub fn respond<R: RngCore + ?Sized>(
         &self,
         answer: Answer,
@@ -85,15 +98,23 @@ impl Mechanism {
         match (self, answer) {
             (Self::Square(design), Answer::Index(index)) => design.respond(index, rng),
             (Self::Number(number), Answer::Value(value)) => number.respond(value, rng),
-            (Self::Square(design), Answer::Value(_)) => Err(DesignError::AnswerOutOfRange {
+            _ => Err(self.other_kind()),
+        }
+    }
+
+    /// The refusal of an answer of the other kind (a value for a square design, an index
+    /// for a number).
+    fn other_kind(&self) -> DesignError {
+        match self {
+            Self::Square(design) => DesignError::AnswerOutOfRange {
                 answer: usize::MAX,
                 answers: design.answers(),
-            }),
-            (Self::Number(number), Answer::Index(_)) => Err(DesignError::ValueOutOfBounds {
+            },
+            Self::Number(number) => DesignError::ValueOutOfBounds {
                 value: f64::NAN,
                 min: number.min(),
                 max: number.max(),
-            }),
+            },
         }
     }
 

@@ -95,7 +95,7 @@ impl NumberDesign {
         &self.ends
     }
 
-    fn position(&self, value: f64) -> Result<f64, DesignError> {
+    pub(crate) fn position(&self, value: f64) -> Result<f64, DesignError> {
         if !(self.min..=self.max).contains(&value) {
             return Err(DesignError::ValueOutOfBounds {
                 value,
@@ -109,8 +109,14 @@ impl NumberDesign {
     /// `X = ⌊x · 2^64⌋` with `x = (value − min)/(max − min)`: the value rounds to the upper
     /// end iff the first draw is below X. At most 2^64.
     pub fn rounding_threshold(&self, value: f64) -> Result<u128, DesignError> {
-        // x · 2^64 is exact in f64 and at most 2^64, so the cast is its floor.
-        Ok((self.position(value)? * TWO_POW_64) as u128)
+        // x · 2^64 is exact in f64 and at most 2^64, so the cast is its floor; 2^64 itself
+        // (x = 1) is the one value too large for a u64.
+        let scaled = self.position(value)? * TWO_POW_64;
+        if scaled < TWO_POW_64 {
+            Ok(u128::from(scaled as u64))
+        } else {
+            Ok(1 << 64)
+        }
     }
 
     /// The report for `value` given its two draws: the first rounds, the second randomizes.
@@ -120,7 +126,18 @@ impl NumberDesign {
         rounding_draw: u64,
         response_draw: u64,
     ) -> Result<usize, DesignError> {
-        let end = if u128::from(rounding_draw) < self.rounding_threshold(value)? {
+        let upper = self.rounding_threshold(value)?;
+        self.report_for_rounding(upper, rounding_draw, response_draw)
+    }
+
+    /// The report given the rounding threshold X of the value and the two draws.
+    fn report_for_rounding(
+        &self,
+        upper: u128,
+        rounding_draw: u64,
+        response_draw: u64,
+    ) -> Result<usize, DesignError> {
+        let end = if u128::from(rounding_draw) < upper {
             Self::MAX_END
         } else {
             Self::MIN_END
@@ -135,10 +152,10 @@ impl NumberDesign {
         value: f64,
         rng: &mut R,
     ) -> Result<usize, DesignError> {
-        self.position(value)?;
+        let upper = self.rounding_threshold(value)?;
         let rounding_draw = rng.next_u64();
         let response_draw = rng.next_u64();
-        self.report_for_draws(value, rounding_draw, response_draw)
+        self.report_for_rounding(upper, rounding_draw, response_draw)
     }
 
     /// The realized probability of `report` for `value`:

@@ -1,7 +1,9 @@
+use core::borrow::Borrow;
+
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
 
-use crate::PrivacyLevel;
+use crate::{Answer, DesignError, Mechanism, PrivacyLevel};
 
 /// Bytes of device randomness, of server nonce, and of the ChaCha20 seed.
 pub const SEED_BYTES: usize = 32;
@@ -63,4 +65,66 @@ pub fn randomize_submission(
     answers
         .into_iter()
         .map(move |(truth, level)| respond(truth, level, &mut rng))
+}
+
+/// The reports of one submission whatever its questions' types and designs: the true
+/// answers `questions[k].1`, in question order, each randomized by its mechanism
+/// `questions[k].0` with [`Mechanism::respond`] on the ChaCha20 stream of
+/// [`submission_rng`], written to `reports[k]`.
+///
+/// Question k takes [`Mechanism::draws`] consecutive 64-bit draws (one for a square design,
+/// two for a number, rounding first) after those of the questions before it, so a survey of
+/// mirrored yes/no questions gets exactly the reports of [`randomize_submission`] for the
+/// same seed ([`crate::Design::mirrored`] reports what [`respond`] reports for every draw).
+///
+/// Every answer is checked ([`Mechanism::check_answer`]) before anything is drawn or
+/// written: on an error `reports` is unchanged. `reports` needs one entry per question
+/// ([`DesignError::ReportsLength`] otherwise). Nothing is allocated, for `no_std`.
+pub fn randomize_answers(
+    device_bytes: &[u8; SEED_BYTES],
+    server_nonce: &[u8; SEED_BYTES],
+    questions: &[(Mechanism, Answer)],
+    reports: &mut [usize],
+) -> Result<(), DesignError> {
+    if reports.len() != questions.len() {
+        return Err(DesignError::ReportsLength {
+            questions: questions.len(),
+            reports: reports.len(),
+        });
+    }
+    randomize_questions(
+        device_bytes,
+        server_nonce,
+        |index| {
+            let (mechanism, answer) = &questions[index];
+            Ok::<_, DesignError>((mechanism, *answer))
+        },
+        reports,
+    )
+}
+
+/// The one loop behind [`randomize_answers`] and the WebAssembly buffer: `question(k)` gives
+/// question k's mechanism and true answer for `k < reports.len()`. It is called twice per
+/// question: a first pass checks every question (its construction and its answer) and
+/// writes nothing; the second draws and writes `reports[k]`.
+pub(crate) fn randomize_questions<M, E>(
+    device_bytes: &[u8; SEED_BYTES],
+    server_nonce: &[u8; SEED_BYTES],
+    question: impl Fn(usize) -> Result<(M, Answer), E>,
+    reports: &mut [usize],
+) -> Result<(), E>
+where
+    M: Borrow<Mechanism>,
+    E: From<DesignError>,
+{
+    for index in 0..reports.len() {
+        let (mechanism, answer) = question(index)?;
+        mechanism.borrow().check_answer(answer)?;
+    }
+    let mut rng = submission_rng(device_bytes, server_nonce);
+    for (index, report) in reports.iter_mut().enumerate() {
+        let (mechanism, answer) = question(index)?;
+        *report = mechanism.borrow().respond(answer, &mut rng)?;
+    }
+    Ok(())
 }

@@ -4,7 +4,10 @@
 
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
-use randomized_response::{submission_rng, Design, NumberDesign, PerRecordEstimator, PrivacyLevel};
+use randomized_response::{
+    randomize_answers, randomize_submission, submission_rng, Answer, Design, DesignError,
+    Mechanism, NumberDesign, PerRecordEstimator, PrivacyLevel,
+};
 
 const DRAWS: u32 = 1_000_000;
 const SURVEYS: u32 = 2_000;
@@ -327,4 +330,154 @@ fn a_submission_takes_one_draw_per_choice_and_two_per_number_in_question_order()
     let mut today = submission_rng(&device, &nonce);
     let first = randomized_response::respond(true, level(1.0), &mut today);
     assert_eq!(reports[0] == Design::YES, first);
+}
+
+#[test]
+fn randomize_answers_gives_mirrored_questions_the_reports_of_randomize_submission_for_every_seed() {
+    // Fixed-seed inputs: 2 000 submissions of 1 to 20 questions, ε across the whole range.
+    let mut inputs = ChaCha20Rng::seed_from_u64(17);
+    for submission in 0..2_000 {
+        let (mut device, mut nonce) = ([0_u8; 32], [0_u8; 32]);
+        inputs.fill_bytes(&mut device);
+        inputs.fill_bytes(&mut nonce);
+        let count = 1 + submission % 20;
+        let answers: Vec<(bool, PrivacyLevel)> = (0..count)
+            .map(|question| {
+                let unit = (inputs.next_u64() >> 11) as f64 / (1_u64 << 53) as f64;
+                let epsilon = match question {
+                    0 => PrivacyLevel::MIN_EPSILON,
+                    1 => PrivacyLevel::MAX_EPSILON,
+                    _ => {
+                        PrivacyLevel::MIN_EPSILON
+                            + unit * (PrivacyLevel::MAX_EPSILON - PrivacyLevel::MIN_EPSILON)
+                    }
+                };
+                (inputs.next_u32() % 2 == 1, level(epsilon))
+            })
+            .collect();
+        let today: Vec<usize> = randomize_submission(&device, &nonce, answers.iter().copied())
+            .map(usize::from)
+            .collect();
+        // The mirrored design, and k-ary randomized response with two options, which is it.
+        for two_options in [false, true] {
+            let questions: Vec<(Mechanism, Answer)> = answers
+                .iter()
+                .map(|&(truth, level)| {
+                    let design = if two_options {
+                        Design::k_ary(2, level).unwrap()
+                    } else {
+                        Design::mirrored(level)
+                    };
+                    (Mechanism::Square(design), Answer::Index(usize::from(truth)))
+                })
+                .collect();
+            let mut reports = vec![usize::MAX; count];
+            randomize_answers(&device, &nonce, &questions, &mut reports).unwrap();
+            assert_eq!(
+                reports, today,
+                "submission {submission}, k-ary: {two_options}"
+            );
+        }
+    }
+}
+
+#[test]
+fn randomize_answers_takes_each_mechanisms_draws_in_question_order() {
+    let (device, nonce) = ([3_u8; 32], [250_u8; 32]);
+    let number = NumberDesign::new(-2.5, 7.25, level(0.7)).unwrap();
+    let choice = Design::k_ary(20, level(3.0)).unwrap();
+    let unrelated = Design::unrelated_question(0.7, 0.5).unwrap();
+    let yes_no = Design::mirrored(level(0.01));
+    let questions = [
+        (Mechanism::Number(number.clone()), Answer::Value(1.0)),
+        (Mechanism::Square(choice.clone()), Answer::Index(19)),
+        (Mechanism::Number(number.clone()), Answer::Value(7.25)),
+        (
+            Mechanism::Square(unrelated.clone()),
+            Answer::Index(Design::YES),
+        ),
+        (Mechanism::Square(yes_no.clone()), Answer::Index(Design::NO)),
+    ];
+    let mut reports = [usize::MAX; 5];
+    randomize_answers(&device, &nonce, &questions, &mut reports).unwrap();
+
+    // The stream drawn by hand: 2 + 1 + 2 + 1 + 1 draws.
+    let mut stream = submission_rng(&device, &nonce);
+    let draws: Vec<u64> = (0..7).map(|_| stream.next_u64()).collect();
+    let first = number.report_for_draws(1.0, draws[0], draws[1]).unwrap();
+    let second = choice.report_for_draw(19, draws[2]).unwrap();
+    let third = number.report_for_draws(7.25, draws[3], draws[4]).unwrap();
+    let fourth = unrelated.report_for_draw(Design::YES, draws[5]).unwrap();
+    let fifth = yes_no.report_for_draw(Design::NO, draws[6]).unwrap();
+    assert_eq!(reports, [first, second, third, fourth, fifth]);
+    let drawn: usize = questions
+        .iter()
+        .map(|(mechanism, _)| mechanism.draws())
+        .sum();
+    assert_eq!(drawn, 7);
+}
+
+#[test]
+fn randomize_answers_checks_every_answer_before_writing_any_report() {
+    let (device, nonce) = ([1_u8; 32], [2_u8; 32]);
+    let yes_no = Mechanism::Square(Design::mirrored(level(1.0)));
+    let choice = Mechanism::Square(Design::k_ary(3, level(1.0)).unwrap());
+    let number = Mechanism::Number(NumberDesign::new(0.0, 30.0, level(1.0)).unwrap());
+    let refused = |last: (Mechanism, Answer)| {
+        let questions = [
+            (yes_no.clone(), Answer::Index(1)),
+            (number.clone(), Answer::Value(12.0)),
+            last,
+        ];
+        let mut reports = [7_usize; 3];
+        let error = randomize_answers(&device, &nonce, &questions, &mut reports).unwrap_err();
+        assert_eq!(reports, [7; 3], "nothing is written after {error:?}");
+        error
+    };
+    assert_eq!(
+        refused((choice.clone(), Answer::Index(3))),
+        DesignError::AnswerOutOfRange {
+            answer: 3,
+            answers: 3
+        }
+    );
+    assert_eq!(
+        refused((yes_no.clone(), Answer::Index(2))),
+        DesignError::AnswerOutOfRange {
+            answer: 2,
+            answers: 2
+        }
+    );
+    for value in [30.5, -1e-9, f64::NAN, f64::INFINITY] {
+        assert!(matches!(
+            refused((number.clone(), Answer::Value(value))),
+            DesignError::ValueOutOfBounds {
+                min: 0.0,
+                max: 30.0,
+                ..
+            }
+        ));
+    }
+    // An answer of the other kind is out of range too.
+    assert!(matches!(
+        refused((choice.clone(), Answer::Value(1.0))),
+        DesignError::AnswerOutOfRange { answers: 3, .. }
+    ));
+    assert!(matches!(
+        refused((number.clone(), Answer::Index(1))),
+        DesignError::ValueOutOfBounds { .. }
+    ));
+
+    let questions = [(yes_no, Answer::Index(0))];
+    let mut too_many = [5_usize; 2];
+    assert_eq!(
+        randomize_answers(&device, &nonce, &questions, &mut too_many),
+        Err(DesignError::ReportsLength {
+            questions: 1,
+            reports: 2
+        })
+    );
+    assert_eq!(too_many, [5; 2]);
+    let mut none: [usize; 0] = [];
+    assert_eq!(randomize_answers(&device, &nonce, &[], &mut none), Ok(()));
 }

@@ -3,8 +3,8 @@
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
 use randomized_response::{
-    randomize_buffer, randomize_submission, respond, submission_rng, unbiased_value, AbiError,
-    MechanismError, PrivacyLevel, Tally, QUESTION_STRIDE, REPORTS_OFFSET,
+    randomize_submission, respond, submission_rng, unbiased_value, MechanismError, PrivacyLevel,
+    Tally,
 };
 
 const LN_3: f64 = 1.098_612_288_668_109_8;
@@ -258,63 +258,4 @@ fn tallies_add_and_subtract_like_the_sets_of_reports_they_count() {
             .checked_add(Tally::new(1, 0).unwrap()),
         None
     );
-}
-
-#[test]
-fn the_buffer_interface_writes_reports_next_to_their_questions() {
-    let (device, nonce) = ([11u8; 32], [22u8; 32]);
-    let questions: [(bool, f64); 3] = [(true, 1.0), (false, 20.0), (true, 0.01)];
-    let mut buffer = vec![0u8; REPORTS_OFFSET + QUESTION_STRIDE * questions.len()];
-    buffer[..32].copy_from_slice(&device);
-    buffer[32..64].copy_from_slice(&nonce);
-    for (index, (truth, epsilon)) in questions.iter().enumerate() {
-        let record = REPORTS_OFFSET + QUESTION_STRIDE * index;
-        buffer[record..record + 8].copy_from_slice(&epsilon.to_le_bytes());
-        buffer[record + 8] = u8::from(*truth);
-    }
-    assert_eq!(randomize_buffer(&mut buffer, 3), Ok(3));
-    let expected: Vec<u8> = randomize_submission(
-        &device,
-        &nonce,
-        questions
-            .iter()
-            .map(|&(truth, epsilon)| (truth, PrivacyLevel::new(epsilon).unwrap())),
-    )
-    .map(u8::from)
-    .collect();
-    let written: Vec<u8> = (0..3)
-        .map(|index| buffer[REPORTS_OFFSET + QUESTION_STRIDE * index + 9])
-        .collect();
-    assert_eq!(written, expected);
-}
-
-#[test]
-fn the_buffer_interface_refuses_bad_input_and_writes_nothing() {
-    let mut buffer = vec![0u8; REPORTS_OFFSET + QUESTION_STRIDE * 2];
-    let record = REPORTS_OFFSET;
-    buffer[record..record + 8].copy_from_slice(&1.0_f64.to_le_bytes());
-    buffer[record + 16..record + 24].copy_from_slice(&f64::NAN.to_le_bytes());
-    let before = buffer.clone();
-    assert_eq!(randomize_buffer(&mut buffer, 2), Err(AbiError::Epsilon));
-    assert_eq!(
-        randomize_buffer(&mut buffer, 0),
-        Err(AbiError::QuestionCount)
-    );
-    assert_eq!(
-        randomize_buffer(&mut buffer, -4),
-        Err(AbiError::QuestionCount)
-    );
-    assert_eq!(
-        randomize_buffer(&mut buffer, 3),
-        Err(AbiError::QuestionCount)
-    );
-    assert_eq!(
-        randomize_buffer(&mut buffer, 101),
-        Err(AbiError::QuestionCount)
-    );
-    buffer[record + 8] = 2;
-    assert_eq!(randomize_buffer(&mut buffer, 1), Err(AbiError::Truth));
-    buffer[record + 8] = 0;
-    assert_eq!(buffer, before);
-    assert_eq!(AbiError::Epsilon.code(), -2);
 }

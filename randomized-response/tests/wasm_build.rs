@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const WASM_TARGET: &str = "wasm32-unknown-unknown";
-const SIZE_LIMIT: usize = 16 * 1024;
+const SIZE_LIMIT: usize = 20 * 1024;
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -31,7 +31,7 @@ fn wasm_target_installed() -> bool {
 }
 
 #[test]
-fn the_committed_wasm_equals_a_fresh_build_and_fits_in_16_kib() {
+fn the_committed_wasm_equals_a_fresh_build_and_fits_in_20_kib() {
     let root = workspace_root();
     let committed = std::fs::read(root.join("static/randomized_response.wasm"))
         .expect("static/randomized_response.wasm is committed");

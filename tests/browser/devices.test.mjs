@@ -96,10 +96,20 @@ function jsonResponse(status, body, headers = {}) {
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
 }
 
+// As form.js passes them: each question of the public definition with its true answer.
 const ANSWERS = [
-  { id: 1, epsilon: 1, truth: 1 },
-  { id: 2, epsilon: 20, truth: 0 },
-  { id: 3, epsilon: 0.5, truth: 1 },
+  { question: { id: 1, position: 0, type: 'yes_no', design: 'mirrored', epsilon: 1, required: true }, truth: 1 },
+  { question: { id: 2, position: 1, type: 'yes_no', design: 'mirrored', epsilon: 20, required: true }, truth: 0 },
+  { question: { id: 3, position: 2, type: 'yes_no', design: 'mirrored', epsilon: 0.5, required: false }, truth: 1 },
+  {
+    question: { id: 4, position: 3, type: 'choice', design: 'k_ary', options: ['Never', 'Once', 'More often'], epsilon: 20 },
+    truth: 2,
+  },
+  { question: { id: 5, position: 4, type: 'number', design: 'two_ends', min: 0, max: 30, epsilon: 20 }, truth: 30 },
+  {
+    question: { id: 6, position: 5, type: 'yes_no', design: 'forced_response', answer_truthfully: 0.67, forced_yes: 0.165, forced_no: 0.165 },
+    truth: 1,
+  },
 ];
 const NONCE = '5a'.repeat(32);
 
@@ -124,21 +134,25 @@ describe('form-core.js on its own', () => {
 
   test('prepare fixes reports, receipt and body before sending, and stores no true answer', async () => {
     const { core, deps, localStorage } = await newDevice();
-    const prepared = core.prepare(deps, 'quiz', NONCE, ANSWERS.map((answer) => ({ ...answer })), null);
+    const prepared = core.prepare(deps, 'quiz', NONCE, ANSWERS.map((answer) => ({ ...answer, question: { ...answer.question } })), null);
     assert.ok(prepared.stored);
     const state = plain(prepared.state);
     const body = JSON.parse(state.pending.body);
     assert.deepEqual(Object.keys(body), ['answers', 'response_id']);
     assert.deepEqual(body.answers, state.reports);
     assert.equal(body.answers['2'], 0, 'ε = 20 reports the truth');
+    assert.equal(body.answers['4'], 2, 'ε = 20 reports the true option');
+    assert.equal(body.answers['5'], 1, 'ε = 20 reports the end a bound rounds to');
+    assert.deepEqual(Object.keys(body.answers), ['1', '2', '3', '4', '5', '6']);
+    for (const report of Object.values(body.answers)) assert.ok(Number.isInteger(report) && report >= 0);
     assert.equal(state.response_id, sha256Hex(state.pending.receipt));
     assert.equal(body.response_id, state.response_id);
     assert.deepEqual(localStorage.keys(), ['deniable:quiz']);
     assert.deepEqual(JSON.parse(localStorage.getItem('deniable:quiz')), state);
-    assert.doesNotMatch(localStorage.getItem('deniable:quiz'), /truth|epsilon/);
+    assert.doesNotMatch(localStorage.getItem('deniable:quiz'), /truth|epsilon|design|options/);
     assert.deepEqual(plain(core.readState(localStorage, 'quiz')), state);
 
-    const invited = core.prepare(deps, 'invited', NONCE, ANSWERS.map((answer) => ({ ...answer })), 'code-123');
+    const invited = core.prepare(deps, 'invited', NONCE, ANSWERS.map((answer) => ({ ...answer, question: { ...answer.question } })), 'code-123');
     assert.deepEqual(Object.keys(JSON.parse(invited.state.pending.body)), ['answers', 'response_id', 'invitation']);
   });
 
@@ -154,7 +168,7 @@ describe('form-core.js on its own', () => {
     });
     const slept = [];
     deps.sleep = async (ms) => void slept.push(ms);
-    const state = plain(core.prepare(deps, 'quiz', NONCE, ANSWERS.map((answer) => ({ ...answer })), null).state);
+    const state = plain(core.prepare(deps, 'quiz', NONCE, ANSWERS.map((answer) => ({ ...answer, question: { ...answer.question } })), null).state);
     const outcome = plain(await core.send(deps, 'quiz', state));
     assert.equal(outcome.outcome, 'stored');
     assert.equal(outcome.status, 200);
@@ -179,7 +193,7 @@ describe('form-core.js on its own', () => {
     });
     deps.sleep = async () => {};
     deps.maxAttempts = 2;
-    const { state } = core.prepare(deps, 'quiz', NONCE, ANSWERS.map((answer) => ({ ...answer })), null);
+    const { state } = core.prepare(deps, 'quiz', NONCE, ANSWERS.map((answer) => ({ ...answer, question: { ...answer.question } })), null);
     assert.deepEqual(plain(await core.send(deps, 'quiz', state)), { outcome: 'gave-up', status: 502, attempts: 2 });
     assert.equal(posted.length, 2);
     assert.equal(core.readState(localStorage, 'quiz').pending.body, state.pending.body);
@@ -205,7 +219,7 @@ describe('form-core.js on its own', () => {
         fetchImpl: scriptedFetch([jsonResponse(status, { error: { code, message: `refused: ${code}` } })]),
       });
       deps.sleep = async () => assert.fail('no retry after a definitive answer');
-      const { state } = core.prepare(deps, 'quiz', NONCE, ANSWERS.map((answer) => ({ ...answer })), null);
+      const { state } = core.prepare(deps, 'quiz', NONCE, ANSWERS.map((answer) => ({ ...answer, question: { ...answer.question } })), null);
       const outcome = plain(await core.send(deps, 'quiz', state));
       assert.deepEqual(outcome, { outcome: 'refused', status, code, message: `refused: ${code}`, attempts: 1 });
       assert.equal(posted.length, 1);
@@ -219,7 +233,11 @@ describe('form-core.js on its own', () => {
     assert.ok(core.readState(localStorage, 'quiz'));
     core.forget(localStorage, 'quiz');
     assert.equal(localStorage.getItem('deniable:quiz'), null);
-    for (const junk of ['{', 'null', '{"reports": {"1": 1}}', '{"reports": {"1": 2}, "response_id": "' + 'f'.repeat(64) + '"}',
+    // Reports are integers from 0 to 19 (an option's index at most).
+    localStorage.setItem('deniable:quiz', JSON.stringify({ reports: { 1: 19, 2: 0 }, response_id: 'f'.repeat(64) }));
+    assert.ok(core.readState(localStorage, 'quiz'));
+    for (const junk of ['{', 'null', '{"reports": {"1": 1}}',
+      ...[20, -1, 1.5, '1', null].map((report) => JSON.stringify({ reports: { 1: report }, response_id: 'f'.repeat(64) })),
       JSON.stringify({ reports: { 1: 1 }, response_id: 'F'.repeat(64) })]) {
       localStorage.setItem('deniable:quiz', junk);
       assert.equal(core.readState(localStorage, 'quiz'), null, junk);
@@ -257,11 +275,7 @@ async function runDevices(windowMs, reportName) {
       // What form.js does on "Randomize and send".
       const definition = await core.fetchDefinition(deps, slug);
       const truths = webcrypto.getRandomValues(new Uint8Array(definition.questions.length));
-      const answers = definition.questions.map((question, at) => ({
-        id: question.id,
-        epsilon: question.epsilon,
-        truth: truths[at] & 1,
-      }));
+      const answers = definition.questions.map((question, at) => ({ question, truth: truths[at] & 1 }));
       const { state } = core.prepare(deps, slug, definition.nonce, answers, null);
       device.firstReports = { ...state.reports };
       device.receipt = state.pending.receipt;
