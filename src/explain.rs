@@ -20,17 +20,25 @@ pub struct Explanation {
     pub observer: String,
 }
 
-/// A percentage for reading: whole numbers, or one decimal below 10 % where rounding to a
-/// whole number would hide the value (16.5 % stays 16.5 %).
+/// A percentage for reading: at most one decimal ("67", "16.5", "73.1"), and more only
+/// where rounding would show 0 or 100 for what is neither (99.9998 % is not "100 %").
 pub fn percent(fraction: f64) -> String {
     let value = fraction * 100.0;
-    if (value - value.round()).abs() < 1e-9 {
-        format!("{value:.0}")
-    } else if value < 10.0 || (value * 10.0 - (value * 10.0).round()).abs() < 1e-6 {
-        format!("{value:.1}")
-    } else {
-        format!("{value:.0}")
-    }
+    let written = |decimals: usize| {
+        let text = format!("{value:.decimals$}");
+        match text.strip_suffix(".0") {
+            Some(whole) if decimals == 1 => whole.to_owned(),
+            _ => text,
+        }
+    };
+    let misleading = |text: &str| {
+        let shown: f64 = text.parse().unwrap_or(value);
+        (shown == 100.0 && value < 100.0) || (shown == 0.0 && value > 0.0)
+    };
+    (1..=6)
+        .map(written)
+        .find(|text| !misleading(text))
+        .unwrap_or_else(|| written(6))
 }
 
 /// A bound shown as "at most": rounding must not make it look smaller than it is. (The
@@ -167,6 +175,10 @@ mod tests {
         assert_eq!(percent(0.165), "16.5");
         assert_eq!(percent(0.05), "5");
         assert_eq!(percent(0.015), "1.5");
+        assert_eq!(percent(0.731_058_578_6), "73.1");
+        assert_eq!(percent(0.999_998), "99.9998");
+        assert_eq!(percent(0.000_002), "0.0002");
+        assert_eq!(percent(1.0), "100");
     }
 
     #[test]

@@ -262,8 +262,8 @@ function instrumentPage() {
  * A new browser context and page that record every request (with all headers and the body),
  * every response, console message, page error and CSP violation into `log`.
  */
-export async function openInstrumentedPage(browser, { javaScriptEnabled = true } = {}) {
-  const context = await browser.newContext({ javaScriptEnabled });
+export async function openInstrumentedPage(browser, { javaScriptEnabled = true, viewport } = {}) {
+  const context = await browser.newContext(viewport ? { javaScriptEnabled, viewport } : { javaScriptEnabled });
   context.setDefaultTimeout(15_000);
   const log = { requests: [], responses: [], console: [], pageErrors: [], cspViolations: [] };
   await context.exposeBinding('__deniableCspViolation', (_source, json) => {

@@ -142,10 +142,15 @@ describe('the respondent form in a real browser', () => {
       assert.ok(await page.locator(`#q${second}-yes`).isChecked(), 'Space chooses Yes');
       await page.keyboard.press('ArrowRight');
       assert.ok(await page.locator(`#q${second}-no`).isChecked(), 'an arrow key moves to No');
+      // Each question's details are one Tab away, then the next question.
+      const focusedText = () => page.evaluate(() => document.activeElement?.textContent ?? '');
+      await page.keyboard.press('Tab');
+      assert.equal(await focusedText(), 'What can someone learn from the report?');
       await page.keyboard.press('Tab');
       assert.equal(await focused(), `q${third}-yes`, 'Tab moves on to question 3');
       await page.keyboard.press('Space');
       assert.ok(await page.locator(`#q${third}-yes`).isChecked());
+      await page.keyboard.press('Tab');
       await page.keyboard.press('Tab');
       assert.equal(await focused(), 'submit-button', 'Tab reaches the send button');
 
