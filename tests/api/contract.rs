@@ -65,7 +65,7 @@ async fn a_survey_goes_from_creation_through_responses_to_results_exports_and_co
     let header = lines.next().unwrap();
     assert_eq!(
         header,
-        "record_id,question_id,epsilon,truth_probability,report,unbiased_value"
+        "record_id,question_id,epsilon,truth_probability,report,unbiased_value,type,option_values"
     );
     let rows: Vec<Vec<&str>> = lines.map(|line| line.split(',').collect()).collect();
     assert_eq!(rows.len(), 10, "one row per response and question");
