@@ -339,7 +339,7 @@ fn r_arguments(question: &Question) -> Result<(Option<RrArguments>, RRregArgumen
                     model: "FR",
                     p: vec![p0, p1],
                     example: format!(
-                        "RRreg::RRuni({data}$report, model = \"FR\", p = c({p0}, {p1}))"
+                        "RRreg::RRuni({data}$report, model = \"FR\", p = c({p0}, {p1}))  # pi[2]: the yes share"
                     ),
                 },
             )
