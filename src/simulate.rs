@@ -102,6 +102,25 @@ impl FromStr for Truth {
     }
 }
 
+/// As `--truth` writes it.
+impl fmt::Display for Truth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let joined = |parts: Vec<String>| parts.join("/");
+        match self {
+            Self::Yes(share) => write!(f, "{share}"),
+            Self::Options(shares) => f.write_str(&joined(
+                shares.iter().map(|share| share.to_string()).collect(),
+            )),
+            Self::Values(pairs) => f.write_str(&joined(
+                pairs
+                    .iter()
+                    .map(|(value, share)| format!("{value}:{share}"))
+                    .collect(),
+            )),
+        }
+    }
+}
+
 fn check_shares(text: &str, shares: impl Iterator<Item = f64> + Clone) -> Result<(), String> {
     if shares.clone().any(|share| !(0.0..=1.0).contains(&share)) {
         return Err(format!("every share is between 0 and 1 (in {text:?})"));
@@ -393,7 +412,7 @@ fn assign_question(
             return Err(fail(
                 &context,
                 format_args!(
-                    "a {} question's truth is {expected}, not {truth:?}",
+                    "a {} question's truth is {expected}, not {truth}",
                     question_type.as_str()
                 ),
             ));
@@ -678,6 +697,13 @@ mod tests {
             "NaN",
         ] {
             assert!(bad.parse::<Truth>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn truths_print_as_they_are_written() {
+        for text in ["0.3", "0.5/0.3/0.2", "0:0.25/7.5:0.75"] {
+            assert_eq!(text.parse::<Truth>().unwrap().to_string(), text);
         }
     }
 
