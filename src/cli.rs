@@ -16,7 +16,7 @@ use crate::domain::{
 use crate::error::AppError;
 use crate::http::{PublicUrl, Settings};
 use crate::serve;
-use crate::simulate::{simulate, SimulationPlan};
+use crate::simulate::{simulate, SimulationPlan, Truth};
 use crate::{accounts, invitations};
 
 #[derive(Debug, Parser)]
@@ -66,8 +66,9 @@ enum Command {
         #[command(flatten)]
         database: DatabaseArgs,
     },
-    /// Act as N respondents' devices against a running server, then compare the estimates
-    /// with the known truths. The demo and the load generator.
+    /// Act as N respondents' devices against a running server, with known true answers for
+    /// every question type, then compare the estimates and intervals with the truths. The
+    /// demo and the load generator.
     Simulate(SimulateArgs),
 }
 
@@ -207,7 +208,31 @@ enum InvitationsCommand {
     },
 }
 
+/// The true answers' grammar, shown by `deniable simulate --help`.
+const SIMULATE_HELP: &str = "\
+TRUTHS (one per question, in question order, separated by commas):
+  yes/no          the share whose true answer is yes: 0.3
+  choice, ordinal each option's share in option order, separated by '/', adding up to 1:
+                  0.5/0.3/0.2
+  number          value:share pairs separated by '/', adding up to 1: 0:0.3/4:0.5/30:0.2
+
+Exactly that many respondents (rounded; the spare ones to the largest remainders) hold each
+truth, shuffled by --seed. Each device fetches the definition (a fresh nonce), randomizes
+its answers with the question's design as the browser does, and posts only the reports.
+With --token, each target (a yes share, every option's share, an ordinal question's mean
+level on 1..k, a number's mean) is printed with its truth, estimate and intervals, and
+whether each covers the truth. Each interval holds for its own target at --confidence; for
+k targets at once, ask for 1 - (1 - confidence)/k (Bonferroni).
+
+Run the server with --submissions-per-minute 0: the devices all come from one address.
+
+Example, for a survey of a forced-response yes/no question, a choice of 4, an ordinal
+scale of 5 and a number from 0 to 30:
+  deniable simulate --survey SLUG --respondents 10000 --token TOKEN \\
+    --truth 0.3,0.4/0.3/0.2/0.1,0.1/0.2/0.3/0.25/0.15,0:0.3/5:0.4/30:0.3";
+
 #[derive(Debug, Args)]
+#[command(after_long_help = SIMULATE_HELP)]
 struct SimulateArgs {
     /// Base URL of the running server.
     #[arg(long, default_value = "http://127.0.0.1:8080")]
@@ -218,15 +243,25 @@ struct SimulateArgs {
     /// How many respondents to simulate.
     #[arg(long, default_value_t = 1000)]
     respondents: usize,
-    /// Per question, the true proportion of yes, e.g. 0.3,0.1,0.05.
-    #[arg(long, value_delimiter = ',', required = true)]
-    truth: Vec<f64>,
+    /// The true answers, one per question, separated by commas: a yes share (0.3), option
+    /// shares (0.5/0.3/0.2) or a number's value:share pairs (0:0.3/4:0.7); more in --help.
+    #[arg(long, value_delimiter = ',', required = true, value_name = "TRUTH,...")]
+    truth: Vec<Truth>,
     /// Simultaneous requests in flight.
     #[arg(long, default_value_t = 32)]
     concurrency: usize,
-    /// Seed of the shuffle that decides which respondents hold a yes.
+    /// Seed of the shuffle that decides which respondents hold which truth (and, with
+    /// --reproducible, of the devices' coins).
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Derive every device's coins from --seed instead of the operating system, so the
+    /// same seed gives the same reports (each device picks its bytes as its seed XOR the
+    /// server's nonce). For tests and demos only: a real device's bytes are secret.
+    #[arg(long)]
+    reproducible: bool,
+    /// Confidence level of the intervals compared with the truths.
+    #[arg(long, default_value_t = 0.95)]
+    confidence: f64,
     /// The survey owner's API token: with it, estimates are printed next to the truths.
     #[arg(long, env = "DENIABLE_TOKEN", hide_env_values = true)]
     token: Option<String>,
@@ -446,6 +481,8 @@ async fn simulate_command(args: SimulateArgs) -> Result<(), Box<dyn std::error::
         truths: args.truth,
         concurrency: args.concurrency,
         seed: args.seed,
+        reproducible: args.reproducible,
+        confidence: args.confidence,
         token: args.token,
     };
     let progress = ProgressBar::new(plan.respondents as u64).with_style(
@@ -460,38 +497,57 @@ async fn simulate_command(args: SimulateArgs) -> Result<(), Box<dyn std::error::
         outcome.submitted,
         outcome.submitted as f64 / seconds
     );
+    let checks = outcome.checks();
     for (index, question) in outcome.questions.iter().enumerate() {
         println!(
-            "Q{} (id {}): truth {:.4} ({} of {})",
+            "Q{} (id {}, {}, {}): {}",
             index + 1,
             question.id,
-            question.true_proportion,
-            question.true_yes,
-            outcome.submitted
+            question.question_type.as_str(),
+            question.design.as_str(),
+            question.text
         );
-        let Some(results) = &outcome.results else {
-            continue;
-        };
-        let Some(found) = results.questions.iter().find(|q| q.id == question.id) else {
-            continue;
-        };
-        match (found.estimate, &found.intervals.chernoff) {
-            (Some(estimate), Some(chernoff)) => println!(
-                "    estimate {estimate:.4}, {:.0} % Chernoff interval [{:.4}, {:.4}] {}",
-                results.confidence * 100.0,
-                chernoff.low,
-                chernoff.high,
-                if chernoff.contains(question.true_proportion) {
-                    "covers the truth"
-                } else {
-                    "MISSES the truth"
-                }
-            ),
-            _ => println!("    no data"),
+        for target in &question.targets {
+            let check = checks
+                .iter()
+                .find(|c| c.question_id == question.id && c.target == target.name);
+            let Some(check) = check.filter(|c| c.estimate.is_some()) else {
+                println!("    {}: truth {:.4}", target.name, target.truth);
+                continue;
+            };
+            let intervals: Vec<String> = check
+                .intervals
+                .iter()
+                .map(|(name, bounds)| {
+                    let verdict = if bounds.contains(check.truth) {
+                        "covers"
+                    } else {
+                        "MISSES"
+                    };
+                    format!("{name} [{:.4}, {:.4}] {verdict}", bounds.low, bounds.high)
+                })
+                .collect();
+            println!(
+                "    {}: truth {:.4}, estimate {:.4}; {}",
+                target.name,
+                target.truth,
+                check.estimate.unwrap_or(f64::NAN),
+                intervals.join("; ")
+            );
         }
     }
     if outcome.results.is_none() {
         println!("(Give --token or DENIABLE_TOKEN, the owner's API token, to see the estimates.)");
+    } else {
+        let intervals: usize = checks.iter().map(|c| c.intervals.len()).sum();
+        let misses: usize = checks.iter().map(|c| c.misses().len()).sum();
+        println!(
+            "{} of {intervals} intervals cover their truth, each at {} % for its own target \
+             ({} targets).",
+            intervals - misses,
+            plan.confidence * 100.0,
+            checks.len()
+        );
     }
     Ok(())
 }

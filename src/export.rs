@@ -1,28 +1,43 @@
 //! Streamed exports of the randomized reports (CSV and NDJSON), ordered by record id.
+//!
+//! One row per (response, question): the report as an integer and the per-record unbiased
+//! values of the question's design (docs/design.md, "Export"). Everything that depends only
+//! on a question and its report is computed once per export ([`ExportPlan`]), so a row
+//! costs a look-up and a write: memory stays flat whatever the survey's size.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::Arc;
 
 use actix_web::web::Bytes;
 use futures_util::stream::{self, Stream};
-use randomized_response::unbiased_value;
+use randomized_response::Design;
 use serde::Serialize;
 
 use crate::db::responses::{self, ExportRow};
 use crate::db::Database;
-use crate::domain::{RecordId, SurveyId};
+use crate::domain::{QuestionDesign, QuestionId, QuestionType, RecordId, Survey, SurveyId};
 use crate::error::AppError;
+use crate::results::mean_level_estimator;
 
 /// Responses per page: each page is one short read on the read pool.
 const RESPONSES_PER_PAGE: u32 = 512;
 
-pub const COLUMNS: [&str; 6] = [
+/// The export's columns, in order. The first six are those of the first release, in its
+/// order: scripts read them by position.
+pub const COLUMNS: [&str; 8] = [
     "record_id",
     "question_id",
     "epsilon",
     "truth_probability",
     "report",
     "unbiased_value",
+    "type",
+    "option_values",
 ];
+
+/// Separates the per-option values in a CSV cell (`option_values`); NDJSON has an array.
+pub const OPTION_VALUES_SEPARATOR: &str = ";";
 
 #[derive(Debug, Clone, Copy)]
 pub enum ExportFormat {
@@ -52,23 +67,42 @@ impl ExportFormat {
         }
     }
 
-    fn write_rows(self, rows: &[ExportRow], out: &mut Vec<u8>) -> Result<(), AppError> {
+    fn write_rows(
+        self,
+        plan: &ExportPlan,
+        rows: &[ExportRow],
+        out: &mut Vec<u8>,
+    ) -> Result<(), AppError> {
+        use std::io::Write;
         for row in rows {
-            let record = ExportRecord::from(row);
+            let (question, values) = plan.lookup(row)?;
             match self {
                 Self::Csv => {
-                    let line = format!(
-                        "{},{},{},{},{},{}\n",
-                        record.record_id,
-                        record.question_id,
-                        record.epsilon,
-                        record.truth_probability,
-                        record.report,
-                        record.unbiased_value
-                    );
-                    out.extend_from_slice(line.as_bytes());
+                    // Numbers only, written by Rust's shortest round-trip formatting: no
+                    // cell can start a formula (record ids are hex).
+                    writeln!(
+                        out,
+                        "{},{},{},{},{},{}",
+                        row.record_id.to_hex(),
+                        row.question_id.get(),
+                        row.level.epsilon(),
+                        question.truth_probability,
+                        row.report,
+                        values.csv_tail
+                    )
+                    .map_err(AppError::internal)?;
                 }
                 Self::Ndjson => {
+                    let record = ExportRecord {
+                        record_id: row.record_id.to_hex(),
+                        question_id: row.question_id.get(),
+                        epsilon: row.level.epsilon(),
+                        truth_probability: question.truth_probability,
+                        report: row.report,
+                        unbiased_value: values.values.unbiased_value,
+                        question_type: question.question_type,
+                        option_values: values.values.option_values.as_deref(),
+                    };
                     serde_json::to_writer(&mut *out, &record).map_err(AppError::internal)?;
                     out.push(b'\n');
                 }
@@ -78,34 +112,171 @@ impl ExportFormat {
     }
 }
 
-/// One row of an export: a line of the NDJSON, a row of the CSV.
+/// One row of an export: a line of the NDJSON, a row of the CSV (where a null is an empty
+/// cell and `option_values` are joined by `;`).
 #[derive(Serialize, utoipa::ToSchema)]
-pub(crate) struct ExportRecord {
+pub(crate) struct ExportRecord<'a> {
     /// Hex SHA-256 of the response id: names a response's rows, and (unlike the response
     /// id) cannot be used to submit it again.
     #[schema(pattern = "^[0-9a-f]{64}$")]
     record_id: String,
     question_id: i64,
+    /// The ε stored beside the report (the question's, frozen when the survey opened).
     epsilon: f64,
+    /// The question's largest probability that a report equals the truth (for forced
+    /// response 0.67/0.165/0.165: 0.835; for a number, that of its binary report).
     truth_probability: f64,
-    /// The randomized report: 1 = yes, 0 = no.
-    #[schema(minimum = 0, maximum = 1)]
+    /// The randomized report: yes/no 1 = yes, 0 = no; choice and ordinal the option index
+    /// (0 = the first); number 0 = its min end, 1 = its max end.
+    #[schema(minimum = 0, maximum = 19)]
     report: u8,
-    /// (report − (1 − p)) / (2p − 1): its mean is an unbiased estimate of the "yes" share.
-    unbiased_value: f64,
+    /// The per-record unbiased value: its mean over a question's rows is an unbiased
+    /// estimate of the yes share (yes/no, through the design's matrix), of the mean level
+    /// on 1…k (ordinal) or of the mean (number). Null for choice (see `option_values`). One
+    /// row's value may lie outside the target's range.
+    unbiased_value: Option<f64>,
+    /// The question's type: `yes_no`, `choice`, `ordinal` or `number`.
+    #[serde(rename = "type")]
+    question_type: QuestionType,
+    /// Choice and ordinal: one per-record unbiased value per option, in option order; the
+    /// mean of the i-th over a question's rows estimates the share of option i. Null for
+    /// yes/no and number.
+    #[schema(value_type = Option<Vec<f64>>)]
+    option_values: Option<&'a [f64]>,
 }
 
-impl From<&ExportRow> for ExportRecord {
-    fn from(row: &ExportRow) -> Self {
-        Self {
-            record_id: row.record_id.to_hex(),
-            question_id: row.question_id.get(),
-            epsilon: row.level.epsilon(),
-            truth_probability: row.level.truth_probability(),
-            report: row.report,
-            unbiased_value: unbiased_value(row.report == 1, row.level),
+/// The per-record unbiased values of one report of one question: what the export writes
+/// beside it, and what the codebook lists.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct ReportValues {
+    /// The report.
+    pub report: u8,
+    /// Yes/no: the value whose mean is the yes share (`(P⁻¹)[report][yes]`); ordinal: whose
+    /// mean is the mean level on 1…k; number: whose mean is the mean. Null for choice.
+    pub unbiased_value: Option<f64>,
+    /// Choice and ordinal: `(P⁻¹)[report][i]` for each option i, whose mean is option i's
+    /// share. Null for yes/no and number.
+    pub option_values: Option<Vec<f64>>,
+}
+
+/// The per-record unbiased values of every report of a question's design (reports
+/// `0..reports`), from the crate's estimators: the same values the results average.
+pub fn report_values(design: &QuestionDesign) -> Result<Vec<ReportValues>, AppError> {
+    let mechanism = design.mechanism();
+    let matrix = mechanism.matrix();
+    let unbiased = match design.question_type() {
+        QuestionType::YesNo => Some(
+            matrix
+                .option_estimator(Design::YES)
+                .map_err(AppError::internal)?,
+        ),
+        QuestionType::Ordinal => Some(mean_level_estimator(matrix)),
+        QuestionType::Number => Some(
+            mechanism
+                .mean_estimator(false)
+                .ok_or_else(|| AppError::internal("a number question without a mean"))?,
+        ),
+        QuestionType::Choice => None,
+    };
+    let options = match design.question_type() {
+        QuestionType::Choice | QuestionType::Ordinal => Some(
+            (0..matrix.answers())
+                .map(|option| matrix.option_estimator(option))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(AppError::internal)?,
+        ),
+        QuestionType::YesNo | QuestionType::Number => None,
+    };
+    (0..mechanism.reports())
+        .map(|report| {
+            Ok(ReportValues {
+                report: u8::try_from(report).map_err(AppError::internal)?,
+                unbiased_value: unbiased.as_ref().map(|e| e.values()[report]),
+                option_values: options
+                    .as_ref()
+                    .map(|estimators| estimators.iter().map(|e| e.values()[report]).collect()),
+            })
+        })
+        .collect()
+}
+
+/// A report's values with its CSV cells after `report`, rendered once.
+struct RenderedReport {
+    values: ReportValues,
+    /// `unbiased_value,type,option_values`.
+    csv_tail: String,
+}
+
+struct QuestionColumns {
+    question_type: QuestionType,
+    truth_probability: f64,
+    /// Indexed by report.
+    reports: Vec<RenderedReport>,
+}
+
+/// What an export writes beside each report, per question and report: looked up once per
+/// export, not per row.
+pub struct ExportPlan {
+    questions: HashMap<QuestionId, QuestionColumns>,
+}
+
+impl ExportPlan {
+    pub fn new(survey: &Survey) -> Result<Self, AppError> {
+        let mut questions = HashMap::with_capacity(survey.questions.len());
+        for question in &survey.questions {
+            let design = &question.design;
+            let question_type = design.question_type();
+            let reports = report_values(design)?
+                .into_iter()
+                .map(|values| RenderedReport {
+                    csv_tail: csv_tail(question_type, &values),
+                    values,
+                })
+                .collect();
+            questions.insert(
+                question.id,
+                QuestionColumns {
+                    question_type,
+                    truth_probability: design.truth_probability(),
+                    reports,
+                },
+            );
         }
+        Ok(Self { questions })
     }
+
+    fn lookup(&self, row: &ExportRow) -> Result<(&QuestionColumns, &RenderedReport), AppError> {
+        let question = self.questions.get(&row.question_id).ok_or_else(|| {
+            AppError::internal(format_args!(
+                "a stored report names question {}, which its survey does not have",
+                row.question_id.get()
+            ))
+        })?;
+        let values = question
+            .reports
+            .get(usize::from(row.report))
+            .ok_or_else(|| {
+                AppError::internal(format_args!(
+                    "a stored report of question {} is {}, out of its design's range",
+                    row.question_id.get(),
+                    row.report
+                ))
+            })?;
+        Ok((question, values))
+    }
+}
+
+fn csv_tail(question_type: QuestionType, values: &ReportValues) -> String {
+    let unbiased = values
+        .unbiased_value
+        .map_or_else(String::new, |value| value.to_string());
+    let options = values.option_values.as_ref().map_or_else(String::new, |v| {
+        v.iter()
+            .map(f64::to_string)
+            .collect::<Vec<_>>()
+            .join(OPTION_VALUES_SEPARATOR)
+    });
+    format!("{unbiased},{},{options}", question_type.as_str())
 }
 
 /// Text that a spreadsheet would run as a formula gets a leading `'` (OWASP's advice for
@@ -132,28 +303,31 @@ pub fn spreadsheet_safe(text: &str) -> Cow<'_, str> {
 struct Cursor {
     db: Database,
     survey_id: SurveyId,
+    plan: Arc<ExportPlan>,
     format: ExportFormat,
     after: Option<RecordId>,
     header_written: bool,
     finished: bool,
 }
 
-/// The export as a stream of chunks, one page of responses per chunk (keyset pagination,
-/// so memory stays flat whatever the survey's size).
+/// The export of `survey` as a stream of chunks, one page of responses per chunk (keyset
+/// pagination, so memory stays flat whatever the survey's size). The questions' designs
+/// are read from `survey` once, here.
 pub fn stream_export(
     db: Database,
-    survey_id: SurveyId,
+    survey: &Survey,
     format: ExportFormat,
-) -> impl Stream<Item = Result<Bytes, AppError>> {
+) -> Result<impl Stream<Item = Result<Bytes, AppError>>, AppError> {
     let cursor = Cursor {
         db,
-        survey_id,
+        survey_id: survey.id,
+        plan: Arc::new(ExportPlan::new(survey)?),
         format,
         after: None,
         header_written: false,
         finished: false,
     };
-    stream::try_unfold(cursor, |mut cursor| async move {
+    Ok(stream::try_unfold(cursor, |mut cursor| async move {
         if cursor.finished {
             return Ok(None);
         }
@@ -173,19 +347,25 @@ pub fn stream_export(
             None => cursor.finished = true,
             Some(last) => {
                 cursor.after = Some(last.record_id);
-                cursor.format.write_rows(&rows, &mut chunk)?;
+                cursor.format.write_rows(&cursor.plan, &rows, &mut chunk)?;
             }
         }
         if chunk.is_empty() {
             return Ok(None);
         }
         Ok(Some((Bytes::from(chunk), cursor)))
-    })
+    }))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::spreadsheet_safe;
+    use super::*;
+    use crate::domain::DesignFields;
+
+    fn design(json: &str) -> QuestionDesign {
+        let fields: DesignFields = serde_json::from_str(json).unwrap();
+        QuestionDesign::parse("q", &fields).unwrap()
+    }
 
     #[test]
     fn formula_like_text_is_neutralised() {
@@ -200,5 +380,103 @@ mod tests {
     fn plain_text_is_left_alone_and_commas_are_quoted() {
         assert_eq!(spreadsheet_safe("abc123"), "abc123");
         assert_eq!(spreadsheet_safe("a,\"b\""), "\"a,\"\"b\"\"\"");
+    }
+
+    #[test]
+    fn a_mirrored_question_keeps_the_first_releases_unbiased_value() {
+        let level = randomized_response::PrivacyLevel::new(1.0986).unwrap();
+        let values = report_values(&QuestionDesign::mirrored(level)).unwrap();
+        for report in [false, true] {
+            let expected = randomized_response::unbiased_value(report, level);
+            let got = values[usize::from(report)].unbiased_value.unwrap();
+            assert!((got - expected).abs() < 1e-12, "{got} vs {expected}");
+        }
+        assert_eq!(values[1].option_values, None);
+    }
+
+    #[test]
+    fn forced_response_values_are_rrs_moment_estimator_per_record() {
+        // rr: P(report yes) = c π + d with c = p, d = p1, so the per-record value is
+        // (report − p1) / p.
+        let values = report_values(&design(
+            r#"{"design": "forced_response", "answer_truthfully": 0.67,
+                "forced_yes": 0.165, "forced_no": 0.165}"#,
+        ))
+        .unwrap();
+        for (report, expected) in [(0, -0.165 / 0.67), (1, 0.835 / 0.67)] {
+            let got = values[report].unbiased_value.unwrap();
+            assert!((got - expected).abs() < 1e-12, "{got} vs {expected}");
+        }
+    }
+
+    #[test]
+    fn choice_has_option_values_only_and_ordinal_also_a_mean_level() {
+        let choice = report_values(&design(
+            r#"{"type": "choice", "epsilon": 1.5, "options": ["a", "b", "c", "d"]}"#,
+        ))
+        .unwrap();
+        assert_eq!(choice.len(), 4);
+        let e = 1.5f64.exp();
+        let (a, b) = (e / (e + 3.0), 1.0 / (e + 3.0));
+        for (report, values) in choice.iter().enumerate() {
+            assert_eq!(values.unbiased_value, None);
+            let options = values.option_values.as_ref().unwrap();
+            assert_eq!(options.len(), 4);
+            for (option, &value) in options.iter().enumerate() {
+                let indicator = if option == report { 1.0 } else { 0.0 };
+                assert!((value - (indicator - b) / (a - b)).abs() < 1e-9);
+            }
+            // The options' values add up to 1 for every report: the shares add up to 1.
+            assert!((options.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+        }
+        let ordinal = report_values(&design(
+            r#"{"type": "ordinal", "epsilon": 1.5, "options": ["1", "2", "3", "4", "5"]}"#,
+        ))
+        .unwrap();
+        for values in &ordinal {
+            // The mean level is Σ_i (i + 1) · option value i.
+            let options = values.option_values.as_ref().unwrap();
+            let level: f64 = options
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (i + 1) as f64 * v)
+                .sum();
+            assert!((values.unbiased_value.unwrap() - level).abs() < 1e-9);
+        }
+    }
+
+    #[test]
+    fn a_numbers_values_lie_beyond_its_bounds_and_average_to_the_mean() {
+        let values = report_values(&design(
+            r#"{"type": "number", "epsilon": 1.0, "min": 0, "max": 30}"#,
+        ))
+        .unwrap();
+        let p = 1.0 / (1.0 + (-1.0f64).exp());
+        let r = 2.0 * p - 1.0;
+        let low = values[0].unbiased_value.unwrap();
+        let high = values[1].unbiased_value.unwrap();
+        assert!((low - 30.0 * (0.0 - (1.0 - p)) / r).abs() < 1e-9);
+        assert!((high - 30.0 * p / r).abs() < 1e-9);
+        assert!(low < 0.0 && high > 30.0);
+        assert_eq!(values[0].option_values, None);
+    }
+
+    #[test]
+    fn csv_cells_after_the_report_are_written_once_per_question_and_report() {
+        let values = ReportValues {
+            report: 2,
+            unbiased_value: None,
+            option_values: Some(vec![-0.25, 1.5, -0.25]),
+        };
+        assert_eq!(
+            csv_tail(QuestionType::Choice, &values),
+            ",choice,-0.25;1.5;-0.25"
+        );
+        let values = ReportValues {
+            report: 1,
+            unbiased_value: Some(1.25),
+            option_values: None,
+        };
+        assert_eq!(csv_tail(QuestionType::YesNo, &values), "1.25,yes_no,");
     }
 }

@@ -1,21 +1,29 @@
 //! `deniable simulate`: N simulated devices answer a survey with known truths.
 //!
-//! Each device does what the browser does: fetch the definition (for a fresh nonce), draw 32
-//! bytes from the operating system, randomize with the crate, post only the reports.
-//! It is the demo, the load generator, and an end-to-end check of the estimators.
+//! Each device does what the browser does: fetch the definition (for a fresh nonce), seed
+//! ChaCha20 with its 32 bytes XOR the nonce, randomize each answer in question order with
+//! the question's design (the crate's [`Mechanism::respond`], as many draws as the type
+//! takes), post only the reports. It is the demo, the load generator, and an end-to-end
+//! check of the estimators: every question type, with truths fixed in advance, compared
+//! with the results' estimates and intervals.
 
 use std::fmt;
+use std::str::FromStr;
 
 use futures_util::stream::{self, StreamExt, TryStreamExt};
 use indicatif::ProgressBar;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
-use rand::SeedableRng;
-use randomized_response::{randomize_submission, PrivacyLevel};
+use rand::{RngCore, SeedableRng};
+use randomized_response::{submission_rng, Answer, SEED_BYTES};
 use serde::Deserialize;
 
 use crate::crypto::random_bytes;
-use crate::results::SurveyResults;
+use crate::domain::{DesignFields, DesignName, QuestionDesign, QuestionType};
+use crate::results::{IntervalBounds, Intervals, SurveyResults};
+
+/// How far a list of shares may add up away from 1.
+const SHARES_TOLERANCE: f64 = 1e-6;
 
 /// What to simulate.
 #[derive(Debug, Clone)]
@@ -24,13 +32,104 @@ pub struct SimulationPlan {
     pub base_url: String,
     pub survey: String,
     pub respondents: usize,
-    /// Per question, in question order: the proportion of respondents whose truth is yes.
-    pub truths: Vec<f64>,
+    /// Per question, in question order: the distribution of the true answers.
+    pub truths: Vec<Truth>,
     pub concurrency: usize,
-    /// Seeds the shuffle that decides which respondents hold a yes.
+    /// Seeds the shuffle that decides which respondent holds which truth (and, with
+    /// `reproducible`, the devices' coins).
     pub seed: u64,
+    /// Devices draw their coins from `seed` instead of the operating system: each device's
+    /// bytes are chosen so that its ChaCha20 seed (bytes XOR the server's nonce) is the
+    /// respondent's seed derived from `seed`, so the same build, seed and survey give the
+    /// same reports whatever the nonces. For tests and demos only: it defeats the nonce's
+    /// purpose (a real device's bytes are secret and random).
+    pub reproducible: bool,
+    /// The confidence level of the intervals fetched with the results (e.g. 0.95).
+    pub confidence: f64,
     /// An owner's token: with it, the results are fetched at the end.
     pub token: Option<String>,
+}
+
+/// The true answers of one question, as shares of the respondents (each share is held by
+/// exactly that many respondents, rounded).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Truth {
+    /// Yes/no: the share whose true answer is yes, e.g. `0.3`.
+    Yes(f64),
+    /// Choice and ordinal: each option's share, in option order, adding up to 1, e.g.
+    /// `0.5/0.3/0.2`.
+    Options(Vec<f64>),
+    /// Number: values with their shares, adding up to 1, e.g. `0:0.3/4:0.5/30:0.2`.
+    Values(Vec<(f64, f64)>),
+}
+
+impl FromStr for Truth {
+    type Err = String;
+
+    /// `0.3` (yes/no), `0.5/0.3/0.2` (choice and ordinal) or `0:0.3/4:0.5/30:0.2`
+    /// (number: value:share pairs).
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let number = |part: &str| -> Result<f64, String> {
+            part.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|value| value.is_finite())
+                .ok_or_else(|| format!("{part:?} is not a number (in {text:?})"))
+        };
+        if text.contains(':') {
+            let pairs = text
+                .split('/')
+                .map(|pair| {
+                    let (value, share) = pair
+                        .split_once(':')
+                        .ok_or_else(|| format!("{pair:?} is not value:share (in {text:?})"))?;
+                    Ok((number(value)?, number(share)?))
+                })
+                .collect::<Result<Vec<_>, String>>()?;
+            check_shares(text, pairs.iter().map(|&(_, share)| share))?;
+            Ok(Self::Values(pairs))
+        } else if text.contains('/') {
+            let shares = text.split('/').map(number).collect::<Result<Vec<_>, _>>()?;
+            check_shares(text, shares.iter().copied())?;
+            Ok(Self::Options(shares))
+        } else {
+            let share = number(text)?;
+            if !(0.0..=1.0).contains(&share) {
+                return Err(format!("a share of yes is between 0 and 1, not {text}"));
+            }
+            Ok(Self::Yes(share))
+        }
+    }
+}
+
+/// As `--truth` writes it.
+impl fmt::Display for Truth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let joined = |parts: Vec<String>| parts.join("/");
+        match self {
+            Self::Yes(share) => write!(f, "{share}"),
+            Self::Options(shares) => f.write_str(&joined(
+                shares.iter().map(|share| share.to_string()).collect(),
+            )),
+            Self::Values(pairs) => f.write_str(&joined(
+                pairs
+                    .iter()
+                    .map(|(value, share)| format!("{value}:{share}"))
+                    .collect(),
+            )),
+        }
+    }
+}
+
+fn check_shares(text: &str, shares: impl Iterator<Item = f64> + Clone) -> Result<(), String> {
+    if shares.clone().any(|share| !(0.0..=1.0).contains(&share)) {
+        return Err(format!("every share is between 0 and 1 (in {text:?})"));
+    }
+    let sum: f64 = shares.sum();
+    if (sum - 1.0).abs() > SHARES_TOLERANCE {
+        return Err(format!("the shares add up to {sum}, not 1 (in {text:?})"));
+    }
+    Ok(())
 }
 
 #[derive(Debug)]
@@ -40,13 +139,90 @@ pub struct SimulationOutcome {
     pub results: Option<SurveyResults>,
 }
 
+/// One question as simulated: its targets with their true values, exactly as assigned.
 #[derive(Debug, Clone)]
 pub struct SimulatedQuestion {
     pub id: i64,
     pub text: String,
-    /// Respondents whose truth was yes, and their proportion.
-    pub true_yes: usize,
-    pub true_proportion: f64,
+    pub question_type: QuestionType,
+    pub design: DesignName,
+    pub targets: Vec<TrueTarget>,
+}
+
+/// A quantity the results estimate, and its true value among the simulated respondents.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrueTarget {
+    /// `yes` (yes/no), an option's label (choice and ordinal), `mean level` (ordinal, on
+    /// 1…k) or `mean` (number).
+    pub name: String,
+    pub truth: f64,
+}
+
+/// A target's estimate and intervals from the results, next to its truth.
+#[derive(Debug, Clone)]
+pub struct TargetCheck {
+    pub question_id: i64,
+    pub target: String,
+    pub truth: f64,
+    pub estimate: Option<f64>,
+    /// The intervals the results gave, by name (`chernoff`, `exact`, `anytime`).
+    pub intervals: Vec<(&'static str, IntervalBounds)>,
+}
+
+impl TargetCheck {
+    /// The names of the intervals that miss the truth.
+    pub fn misses(&self) -> Vec<&'static str> {
+        self.intervals
+            .iter()
+            .filter(|(_, bounds)| !bounds.contains(self.truth))
+            .map(|(name, _)| *name)
+            .collect()
+    }
+}
+
+impl SimulationOutcome {
+    /// Every target of every question against the results (empty without results).
+    pub fn checks(&self) -> Vec<TargetCheck> {
+        let Some(results) = &self.results else {
+            return Vec::new();
+        };
+        let mut checks = Vec::new();
+        for question in &self.questions {
+            let Some(found) = results.questions.iter().find(|q| q.id == question.id) else {
+                continue;
+            };
+            let mut estimated: Vec<(Option<f64>, &Intervals)> = Vec::new();
+            match question.question_type {
+                QuestionType::YesNo => estimated.push((found.estimate, &found.intervals)),
+                QuestionType::Choice | QuestionType::Ordinal | QuestionType::Number => {
+                    for option in found.options.iter().flatten() {
+                        estimated.push((option.estimate, &option.intervals));
+                    }
+                    if let Some(mean) = &found.mean {
+                        estimated.push((mean.estimate, &mean.intervals));
+                    }
+                }
+            }
+            for (target, (estimate, intervals)) in question.targets.iter().zip(estimated) {
+                let named = [
+                    ("chernoff", intervals.chernoff),
+                    ("exact", intervals.exact),
+                    ("anytime", intervals.anytime),
+                ];
+                checks.push(TargetCheck {
+                    question_id: question.id,
+                    target: target.name.clone(),
+                    truth: target.truth,
+                    estimate,
+                    intervals: named
+                        .into_iter()
+                        .filter_map(|(name, bounds)| bounds.map(|b| (name, b)))
+                        .collect(),
+                });
+            }
+        }
+        checks
+    }
 }
 
 #[derive(Debug)]
@@ -76,19 +252,209 @@ struct DefinitionQuestion {
     id: i64,
     text: String,
     epsilon: f64,
+    truth_probability: f64,
+    /// Type, design and parameters (the public definition gives `epsilon` apart).
+    #[serde(flatten)]
+    design: DesignFields,
 }
 
-/// Which respondents hold a true yes, per question: exactly round(truth·N), shuffled.
-fn assign_truths(truths: &[f64], respondents: usize, seed: u64) -> Vec<Vec<bool>> {
-    let mut rng = StdRng::seed_from_u64(seed);
-    truths
+/// A question of the definition, parsed as the server parses it.
+struct SurveyQuestion {
+    id: i64,
+    text: String,
+    design: QuestionDesign,
+}
+
+fn parse_question(question: &DefinitionQuestion) -> Result<SurveyQuestion, SimulationError> {
+    let context = format!("question {} of the definition", question.id);
+    let derived = matches!(
+        question.design.design,
+        Some(DesignName::ForcedResponse | DesignName::UnrelatedQuestion)
+    );
+    let fields = DesignFields {
+        epsilon: (!derived).then_some(question.epsilon),
+        ..question.design.clone()
+    };
+    let design = QuestionDesign::parse(&context, &fields).map_err(|e| fail(&context, e))?;
+    if (design.truth_probability() - question.truth_probability).abs() > 1e-12 {
+        return Err(fail(
+            &context,
+            format_args!(
+                "its truth_probability {} is not its design's {}",
+                question.truth_probability,
+                design.truth_probability()
+            ),
+        ));
+    }
+    Ok(SurveyQuestion {
+        id: question.id,
+        text: question.text.clone(),
+        design,
+    })
+}
+
+/// Respondents per category: `⌊share·n⌋` each, the rest to the largest remainders (ties
+/// to the first), so the counts add up to n.
+fn apportion(shares: &[f64], respondents: usize) -> Vec<usize> {
+    let exact: Vec<f64> = shares.iter().map(|s| s * respondents as f64).collect();
+    // Shares are validated to [0, 1], so each product fits.
+    let mut counts: Vec<usize> = exact.iter().map(|x| x.floor() as usize).collect();
+    let assigned: usize = counts.iter().sum();
+    let mut order: Vec<usize> = (0..shares.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (ra, rb) = (exact[a] - exact[a].floor(), exact[b] - exact[b].floor());
+        rb.total_cmp(&ra).then(a.cmp(&b))
+    });
+    for &index in order
         .iter()
-        .map(|&truth| {
-            // Proportions are validated to [0, 1], so the product fits.
-            let yes = ((truth * respondents as f64).round() as usize).min(respondents);
-            let mut column: Vec<bool> = (0..respondents).map(|i| i < yes).collect();
-            column.shuffle(&mut rng);
-            column
+        .cycle()
+        .take(respondents.saturating_sub(assigned))
+    {
+        counts[index] += 1;
+    }
+    counts
+}
+
+/// One question's answers, one per respondent (shuffled), and its targets' true values.
+fn assign_question(
+    question: &SurveyQuestion,
+    truth: &Truth,
+    respondents: usize,
+    rng: &mut StdRng,
+) -> Result<(Vec<Answer>, Vec<TrueTarget>), SimulationError> {
+    let design = &question.design;
+    let context = format!("--truth of question {} ({})", question.id, question.text);
+    let n = respondents.max(1) as f64;
+    let (mut column, targets) = match (design.question_type(), truth) {
+        (QuestionType::YesNo, Truth::Yes(share)) => {
+            let yes = ((share * respondents as f64).round() as usize).min(respondents);
+            let column: Vec<Answer> = (0..respondents)
+                .map(|i| Answer::Index(usize::from(i < yes)))
+                .collect();
+            let target = TrueTarget {
+                name: "yes".to_owned(),
+                truth: yes as f64 / n,
+            };
+            (column, vec![target])
+        }
+        (QuestionType::Choice | QuestionType::Ordinal, Truth::Options(shares)) => {
+            let labels = design.options().unwrap_or_default();
+            if shares.len() != labels.len() {
+                return Err(fail(
+                    &context,
+                    format_args!(
+                        "the question has {} options but {} shares were given",
+                        labels.len(),
+                        shares.len()
+                    ),
+                ));
+            }
+            let counts = apportion(shares, respondents);
+            let column = counts
+                .iter()
+                .enumerate()
+                .flat_map(|(option, &count)| std::iter::repeat_n(Answer::Index(option), count))
+                .collect();
+            let mut targets: Vec<TrueTarget> = labels
+                .iter()
+                .zip(&counts)
+                .map(|(label, &count)| TrueTarget {
+                    name: label.clone(),
+                    truth: count as f64 / n,
+                })
+                .collect();
+            if design.question_type() == QuestionType::Ordinal {
+                let levels: usize = counts.iter().enumerate().map(|(i, c)| (i + 1) * c).sum();
+                targets.push(TrueTarget {
+                    name: "mean level".to_owned(),
+                    truth: levels as f64 / n,
+                });
+            }
+            (column, targets)
+        }
+        (QuestionType::Number, Truth::Values(pairs)) => {
+            let (min, max) = (
+                design.fields().min.unwrap_or(f64::NAN),
+                design.fields().max.unwrap_or(f64::NAN),
+            );
+            if let Some((value, _)) = pairs.iter().find(|(v, _)| !(min..=max).contains(v)) {
+                return Err(fail(
+                    &context,
+                    format_args!("{value} is outside the question's bounds {min}…{max}"),
+                ));
+            }
+            let shares: Vec<f64> = pairs.iter().map(|&(_, share)| share).collect();
+            let counts = apportion(&shares, respondents);
+            let column: Vec<Answer> = pairs
+                .iter()
+                .zip(&counts)
+                .flat_map(|(&(value, _), &count)| std::iter::repeat_n(Answer::Value(value), count))
+                .collect();
+            let sum: f64 = pairs
+                .iter()
+                .zip(&counts)
+                .map(|(&(value, _), &count)| value * count as f64)
+                .sum();
+            let target = TrueTarget {
+                name: "mean".to_owned(),
+                truth: sum / n,
+            };
+            (column, vec![target])
+        }
+        (question_type, _) => {
+            let expected = match question_type {
+                QuestionType::YesNo => "a share of yes, e.g. 0.3",
+                QuestionType::Choice | QuestionType::Ordinal => {
+                    "one share per option separated by '/', e.g. 0.5/0.3/0.2"
+                }
+                QuestionType::Number => "value:share pairs separated by '/', e.g. 0:0.3/4:0.7",
+            };
+            return Err(fail(
+                &context,
+                format_args!(
+                    "a {} question's truth is {expected}, not {truth}",
+                    question_type.as_str()
+                ),
+            ));
+        }
+    };
+    column.shuffle(rng);
+    Ok((column, targets))
+}
+
+/// Every question's answers (one column per question) and true targets, from `seed`.
+fn assign_truths(
+    questions: &[SurveyQuestion],
+    truths: &[Truth],
+    respondents: usize,
+    seed: u64,
+) -> Result<(Vec<Vec<Answer>>, Vec<SimulatedQuestion>), SimulationError> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut columns = Vec::with_capacity(questions.len());
+    let mut simulated = Vec::with_capacity(questions.len());
+    for (question, truth) in questions.iter().zip(truths) {
+        let (column, targets) = assign_question(question, truth, respondents, &mut rng)?;
+        columns.push(column);
+        simulated.push(SimulatedQuestion {
+            id: question.id,
+            text: question.text.clone(),
+            question_type: question.design.question_type(),
+            design: question.design.design_name(),
+            targets,
+        });
+    }
+    Ok((columns, simulated))
+}
+
+/// The ChaCha20 seed of each device when the run is reproducible.
+fn device_seeds(seed: u64, respondents: usize) -> Vec<[u8; SEED_BYTES]> {
+    // A stream apart from the shuffle's: the coins do not depend on how truths were drawn.
+    let mut rng = StdRng::seed_from_u64(seed ^ 0x636f_696e_7300_0000);
+    (0..respondents)
+        .map(|_| {
+            let mut bytes = [0u8; SEED_BYTES];
+            rng.fill_bytes(&mut bytes);
+            bytes
         })
         .collect()
 }
@@ -97,8 +463,11 @@ pub async fn simulate(
     plan: &SimulationPlan,
     progress: &ProgressBar,
 ) -> Result<SimulationOutcome, SimulationError> {
-    if plan.truths.iter().any(|t| !(0.0..=1.0).contains(t)) {
-        return Err(fail("--truth", "every proportion must be between 0 and 1"));
+    if !(plan.confidence > 0.0 && plan.confidence < 1.0) {
+        return Err(fail(
+            "--confidence",
+            "the confidence level is strictly between 0 and 1",
+        ));
     }
     let client = reqwest::Client::builder()
         .pool_max_idle_per_host(plan.concurrency.max(1))
@@ -113,23 +482,39 @@ pub async fn simulate(
         return Err(fail(
             "--truth",
             format_args!(
-                "the survey has {} questions but {} proportions were given",
+                "the survey has {} questions but {} truths were given",
                 first.questions.len(),
                 plan.truths.len()
             ),
         ));
     }
-    let truths = assign_truths(&plan.truths, plan.respondents, plan.seed);
+    let questions = first
+        .questions
+        .iter()
+        .map(parse_question)
+        .collect::<Result<Vec<_>, _>>()?;
+    let (columns, simulated) =
+        assign_truths(&questions, &plan.truths, plan.respondents, plan.seed)?;
+    let seeds = plan
+        .reproducible
+        .then(|| device_seeds(plan.seed, plan.respondents));
 
     progress.set_length(plan.respondents as u64);
     let submitted = stream::iter(0..plan.respondents)
         .map(|respondent| {
-            let (client, truths) = (&client, &truths);
+            let (client, columns, questions) = (&client, &columns, &questions);
             let (definition_url, responses_url) = (&definition_url, &responses_url);
+            let seed = seeds.as_ref().map(|seeds| seeds[respondent]);
             async move {
-                let truths_of_respondent = truths.iter().map(|column| column[respondent]);
-                respond_as_device(client, definition_url, responses_url, truths_of_respondent)
-                    .await?;
+                let answers: Vec<Answer> =
+                    columns.iter().map(|column| column[respondent]).collect();
+                let device = Device {
+                    client,
+                    definition_url,
+                    responses_url,
+                    questions,
+                };
+                device.respond(&answers, seed).await?;
                 progress.inc(1);
                 Ok::<_, SimulationError>(())
             }
@@ -139,27 +524,15 @@ pub async fn simulate(
         .await?;
     progress.finish();
 
-    let questions = first
-        .questions
-        .iter()
-        .zip(&truths)
-        .map(|(question, column)| {
-            let true_yes = column.iter().filter(|&&t| t).count();
-            SimulatedQuestion {
-                id: question.id,
-                text: question.text.clone(),
-                true_yes,
-                true_proportion: true_yes as f64 / plan.respondents.max(1) as f64,
-            }
-        })
-        .collect();
     let results = match &plan.token {
-        Some(token) => Some(fetch_results(&client, base, &plan.survey, token).await?),
+        Some(token) => {
+            Some(fetch_results(&client, base, &plan.survey, token, plan.confidence).await?)
+        }
         None => None,
     };
     Ok(SimulationOutcome {
         submitted,
-        questions,
+        questions: simulated,
         results,
     })
 }
@@ -186,53 +559,84 @@ async fn fetch_definition(
     Ok(definition)
 }
 
-/// One device: fresh definition and nonce, OS randomness, the crate's mechanism, POST.
-async fn respond_as_device(
-    client: &reqwest::Client,
-    definition_url: &str,
-    responses_url: &str,
-    truths: impl Iterator<Item = bool>,
-) -> Result<(), SimulationError> {
-    let definition = fetch_definition(client, definition_url).await?;
-    let nonce: [u8; 32] = hex::decode(&definition.nonce)
-        .ok()
-        .and_then(|bytes| bytes.try_into().ok())
-        .ok_or_else(|| fail("bad nonce", &definition.nonce))?;
-    let device_bytes = random_bytes::<32>().map_err(|e| fail("randomness", e))?;
-    let levels = definition
-        .questions
-        .iter()
-        .map(|q| PrivacyLevel::new(q.epsilon).map_err(|e| fail("bad ε", e)))
-        .collect::<Result<Vec<_>, _>>()?;
-    let reports = randomize_submission(&device_bytes, &nonce, truths.zip(levels));
-    let answers: serde_json::Map<String, serde_json::Value> = definition
-        .questions
-        .iter()
-        .zip(reports)
-        .map(|(question, report)| (question.id.to_string(), u8::from(report).into()))
-        .collect();
-    let response = client
-        .post(responses_url)
-        .json(&serde_json::json!({ "answers": answers }))
-        .send()
-        .await
-        .map_err(|e| fail("cannot submit", e))?;
-    if response.status() == reqwest::StatusCode::TOO_MANY_REQUESTS {
-        return Err(fail(
-            "the server rate-limits submissions per address",
-            "start it with --submissions-per-minute 0 (or DENIABLE_SUBMISSIONS_PER_MINUTE=0) \
-             for a simulation",
-        ));
+/// One simulated device.
+struct Device<'a> {
+    client: &'a reqwest::Client,
+    definition_url: &'a str,
+    responses_url: &'a str,
+    /// The designs, parsed once from the first definition (they are frozen while open).
+    questions: &'a [SurveyQuestion],
+}
+
+impl Device<'_> {
+    /// Fresh definition and nonce, the device's bytes (the OS's, or `seed` XOR the nonce),
+    /// each answer randomized in question order by its design, POST.
+    async fn respond(
+        &self,
+        answers: &[Answer],
+        seed: Option<[u8; SEED_BYTES]>,
+    ) -> Result<(), SimulationError> {
+        let definition = fetch_definition(self.client, self.definition_url).await?;
+        let same_questions = definition.questions.len() == self.questions.len()
+            && definition
+                .questions
+                .iter()
+                .zip(self.questions)
+                .all(|(fetched, known)| fetched.id == known.id);
+        if !same_questions {
+            return Err(fail(
+                "the survey changed",
+                "its questions differ from those the simulation started with",
+            ));
+        }
+        let nonce: [u8; SEED_BYTES] = hex::decode(&definition.nonce)
+            .ok()
+            .and_then(|bytes| bytes.try_into().ok())
+            .ok_or_else(|| fail("bad nonce", &definition.nonce))?;
+        let device_bytes = match seed {
+            Some(mut seed) => {
+                // seed XOR nonce, so that the generator's seed (bytes XOR nonce) is `seed`.
+                for (byte, nonce) in seed.iter_mut().zip(nonce) {
+                    *byte ^= nonce;
+                }
+                seed
+            }
+            None => random_bytes::<SEED_BYTES>().map_err(|e| fail("randomness", e))?,
+        };
+        let mut rng = submission_rng(&device_bytes, &nonce);
+        let mut reports = serde_json::Map::new();
+        for (question, &answer) in self.questions.iter().zip(answers) {
+            let report = question
+                .design
+                .mechanism()
+                .respond(answer, &mut rng)
+                .map_err(|e| fail("cannot randomize an answer", e))?;
+            reports.insert(question.id.to_string(), report.into());
+        }
+        let response = self
+            .client
+            .post(self.responses_url)
+            .json(&serde_json::json!({ "answers": reports }))
+            .send()
+            .await
+            .map_err(|e| fail("cannot submit", e))?;
+        if response.status() == reqwest::StatusCode::TOO_MANY_REQUESTS {
+            return Err(fail(
+                "the server rate-limits submissions per address",
+                "start it with --submissions-per-minute 0 (or DENIABLE_SUBMISSIONS_PER_MINUTE=0) \
+                 for a simulation",
+            ));
+        }
+        if response.status() != reqwest::StatusCode::CREATED {
+            let status = response.status();
+            let body = response.text().await.unwrap_or_default();
+            return Err(fail(
+                "the server refused a submission",
+                format_args!("{status} {body}"),
+            ));
+        }
+        Ok(())
     }
-    if response.status() != reqwest::StatusCode::CREATED {
-        let status = response.status();
-        let body = response.text().await.unwrap_or_default();
-        return Err(fail(
-            "the server refused a submission",
-            format_args!("{status} {body}"),
-        ));
-    }
-    Ok(())
 }
 
 async fn fetch_results(
@@ -240,9 +644,11 @@ async fn fetch_results(
     base: &str,
     survey: &str,
     token: &str,
+    confidence: f64,
 ) -> Result<SurveyResults, SimulationError> {
     let response = client
         .get(format!("{base}/api/surveys/{survey}/results"))
+        .query(&[("confidence", confidence)])
         .bearer_auth(token)
         .send()
         .await
@@ -258,16 +664,121 @@ async fn fetch_results(
 
 #[cfg(test)]
 mod tests {
-    use super::assign_truths;
+    use super::*;
+
+    fn question(id: i64, json: &str) -> SurveyQuestion {
+        let fields: DesignFields = serde_json::from_str(json).unwrap();
+        SurveyQuestion {
+            id,
+            text: format!("Q{id}"),
+            design: QuestionDesign::parse("q", &fields).unwrap(),
+        }
+    }
 
     #[test]
-    fn exactly_the_rounded_share_of_respondents_holds_a_yes() {
-        let columns = assign_truths(&[0.3, 0.0, 1.0, 0.25], 10, 7);
-        let yes: Vec<usize> = columns
+    fn truths_parse_by_their_shape() {
+        assert_eq!("0.3".parse::<Truth>(), Ok(Truth::Yes(0.3)));
+        assert_eq!(
+            "0.5/0.3/0.2".parse::<Truth>(),
+            Ok(Truth::Options(vec![0.5, 0.3, 0.2]))
+        );
+        assert_eq!(
+            "0:0.25/7.5:0.75".parse::<Truth>(),
+            Ok(Truth::Values(vec![(0.0, 0.25), (7.5, 0.75)]))
+        );
+        for bad in [
+            "1.5",
+            "x",
+            "0.5/0.6",
+            "0.5/-0.5/1",
+            "3:0.5",
+            "3:0.5/x:0.5",
+            "",
+            "NaN",
+        ] {
+            assert!(bad.parse::<Truth>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn truths_print_as_they_are_written() {
+        for text in ["0.3", "0.5/0.3/0.2", "0:0.25/7.5:0.75"] {
+            assert_eq!(text.parse::<Truth>().unwrap().to_string(), text);
+        }
+    }
+
+    #[test]
+    fn apportioned_counts_add_up_and_follow_the_largest_remainders() {
+        assert_eq!(apportion(&[0.5, 0.3, 0.2], 10), [5, 3, 2]);
+        assert_eq!(apportion(&[1.0 / 3.0; 3], 10), [4, 3, 3]);
+        assert_eq!(apportion(&[0.125, 0.875], 4), [1, 3]);
+        assert_eq!(apportion(&[0.0, 1.0], 0), [0, 0]);
+    }
+
+    #[test]
+    fn exactly_the_rounded_shares_hold_each_truth_and_the_targets_say_so() {
+        let questions = [
+            question(1, r#"{"epsilon": 1}"#),
+            question(
+                2,
+                r#"{"type": "ordinal", "epsilon": 1, "options": ["a", "b", "c"]}"#,
+            ),
+            question(
+                3,
+                r#"{"type": "number", "epsilon": 1, "min": 0, "max": 30}"#,
+            ),
+        ];
+        let truths = [
+            Truth::Yes(0.25),
+            Truth::Options(vec![0.5, 0.3, 0.2]),
+            Truth::Values(vec![(0.0, 0.5), (30.0, 0.25), (10.0, 0.25)]),
+        ];
+        let (columns, simulated) = assign_truths(&questions, &truths, 12, 7).unwrap();
+        let yes = columns[0]
             .iter()
-            .map(|c| c.iter().filter(|&&t| t).count())
+            .filter(|&&a| a == Answer::Index(1))
+            .count();
+        assert_eq!(yes, 3);
+        assert_eq!(simulated[0].targets[0].truth, 0.25);
+        let names: Vec<&str> = simulated[1]
+            .targets
+            .iter()
+            .map(|t| t.name.as_str())
             .collect();
-        assert_eq!(yes, [3, 0, 10, 3]);
-        assert_eq!(columns, assign_truths(&[0.3, 0.0, 1.0, 0.25], 10, 7));
+        assert_eq!(names, ["a", "b", "c", "mean level"]);
+        // 6 × 1 + 4 × 2 + 2 × 3 (0.3 · 12 = 3.6 and 0.2 · 12 = 2.4: b gets the spare one).
+        assert_eq!(simulated[1].targets[3].truth, 20.0 / 12.0);
+        assert_eq!(
+            simulated[2].targets[0].truth,
+            (30.0 * 3.0 + 10.0 * 3.0) / 12.0
+        );
+        let (again, _) = assign_truths(&questions, &truths, 12, 7).unwrap();
+        assert_eq!(columns, again, "the same seed assigns the same truths");
+    }
+
+    #[test]
+    fn a_truth_of_the_wrong_shape_or_out_of_bounds_is_refused_by_question() {
+        let number = [question(
+            4,
+            r#"{"type": "number", "epsilon": 1, "min": 0, "max": 30}"#,
+        )];
+        let error = assign_truths(&number, &[Truth::Yes(0.5)], 10, 1).unwrap_err();
+        assert!(error.to_string().contains("value:share"), "{error}");
+        let error = assign_truths(&number, &[Truth::Values(vec![(31.0, 1.0)])], 10, 1).unwrap_err();
+        assert!(error.to_string().contains("outside"), "{error}");
+        let choice = [question(
+            5,
+            r#"{"type": "choice", "epsilon": 1, "options": ["a", "b", "c"]}"#,
+        )];
+        let error = assign_truths(&choice, &[Truth::Options(vec![0.5, 0.5])], 10, 1).unwrap_err();
+        assert!(error.to_string().contains("3 options"), "{error}");
+    }
+
+    #[test]
+    fn reproducible_devices_get_fixed_distinct_seeds() {
+        let seeds = device_seeds(42, 3);
+        assert_eq!(seeds, device_seeds(42, 3));
+        assert_ne!(seeds[0], seeds[1]);
+        assert_ne!(seeds, device_seeds(43, 3));
     }
 }

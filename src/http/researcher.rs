@@ -326,6 +326,7 @@ async fn export(
     format: ExportFormat,
 ) -> Result<HttpResponse, AppError> {
     let survey = find_owned_survey(&db, Slug::parse(slug)?, owner).await?;
+    let rows = stream_export(db.get_ref().clone(), &survey, format)?;
     let disposition = format!(
         "attachment; filename=\"{}\"",
         format.file_name(survey.slug.as_str())
@@ -334,14 +335,18 @@ async fn export(
         .content_type(format.content_type())
         .insert_header((header::CONTENT_DISPOSITION, disposition))
         .insert_header(PRIVATE)
-        .streaming(stream_export(db.get_ref().clone(), survey.id, format)))
+        .streaming(rows))
 }
 
 /// GET /api/surveys/{slug}/export.csv
 ///
-/// One row per (response, answered question), ordered by record id, streamed. The columns
-/// are `record_id,question_id,epsilon,truth_probability,report,unbiased_value`; the
-/// codebook says what each means.
+/// One row per (response, question), ordered by record id, streamed. The columns are
+/// `record_id,question_id,epsilon,truth_probability,report,unbiased_value,type,option_values`
+/// (the first six as in the first release): the report as an integer, and the per-record
+/// unbiased values of the question's design, whose means over a question's rows are the
+/// results' estimates (`unbiased_value`: yes share, ordinal mean level on 1…k, number mean,
+/// empty for choice; `option_values`: choice and ordinal, one value per option joined by
+/// `;`). The codebook says what each means.
 #[utoipa::path(
     get,
     path = "/api/surveys/{slug}/export.csv",
@@ -368,7 +373,8 @@ pub async fn export_csv(
 
 /// GET /api/surveys/{slug}/export.ndjson
 ///
-/// The same rows as the CSV, one JSON object per line.
+/// The same rows as the CSV, one JSON object (`ExportRecord`) per line: an empty CSV cell
+/// is a null, and `option_values` is an array.
 #[utoipa::path(
     get,
     path = "/api/surveys/{slug}/export.ndjson",
@@ -395,8 +401,10 @@ pub async fn export_ndjson(
 
 /// GET /api/surveys/{slug}/codebook.json
 ///
-/// Every export column, and each question's mechanism (ε, p; the R package `rr`'s design
-/// "mirrored" with its p).
+/// Every export column, and each question's mechanism: type, design and parameters, ε
+/// (promised and realized), truth_probability, the report codes with their labels, the
+/// matrix P, the per-record values of each report, and the arguments of the R packages `rr`
+/// (`rrreg`) and `RRreg` (`RRuni`) with an example line.
 #[utoipa::path(
     get,
     path = "/api/surveys/{slug}/codebook.json",
@@ -419,7 +427,7 @@ pub async fn codebook(
     let survey = find_owned_survey(&db, Slug::parse(&slug)?, &owner).await?;
     Ok(HttpResponse::Ok()
         .insert_header(PRIVATE)
-        .json(codebook::describe(&survey)))
+        .json(codebook::describe(&survey)?))
 }
 
 /// POST /api/surveys/{slug}/invitations `{"count": N}`: N single-use invitation links as a

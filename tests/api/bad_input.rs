@@ -111,7 +111,8 @@ impl Probe {
 /// The surveys and secrets the probes aim at.
 struct Targets {
     token: String,
-    /// An open survey of the owner's, with three questions.
+    /// An open survey of the owner's with a question of each type (forced-response
+    /// yes/no, choice, ordinal, number): a report of 1 is valid for each.
     open: String,
     ids: Vec<i64>,
     /// A valid receipt of a stored response to `open`.
@@ -742,6 +743,98 @@ fn probes(targets: &Targets) -> Vec<Probe> {
         no_type.body = valid_body(route, t).into_bytes();
         probes.push(no_type);
     }
+
+    // 14. question designs: every type's fields with wrong types, out of range, mixed up
+    let question = |fields: Value| {
+        let mut question = json!({"text": "Q?"});
+        for (key, value) in fields.as_object().unwrap() {
+            question[key] = value.clone();
+        }
+        json!({"title": "T", "questions": [question]}).to_string()
+    };
+    let many_options: Vec<String> = (0..10_000).map(|i| format!("o{i}")).collect();
+    let designs = [
+        json!({"type": "maybe", "epsilon": 1}),
+        json!({"type": 1, "epsilon": 1}),
+        json!({"type": null, "epsilon": 1}), // null is absent: a yes/no question, 201
+        json!({"type": ["choice"], "epsilon": 1, "options": ["a", "b"]}),
+        json!({"type": "yes_no", "design": "k_ary", "epsilon": 1}),
+        json!({"type": "choice", "design": "forced_response", "epsilon": 1, "options": ["a", "b"]}),
+        json!({"type": "number", "design": "mirrored", "epsilon": 1, "min": 0, "max": 1}),
+        json!({"design": "two_ends", "epsilon": 1}),
+        json!({"type": "choice", "epsilon": 1}),
+        json!({"type": "choice", "epsilon": 1, "options": "a,b"}),
+        json!({"type": "choice", "epsilon": 1, "options": []}),
+        json!({"type": "choice", "epsilon": 1, "options": ["only"]}),
+        json!({"type": "choice", "epsilon": 1, "options": ["a", "a"]}),
+        json!({"type": "choice", "epsilon": 1, "options": ["a", ""]}),
+        json!({"type": "choice", "epsilon": 1, "options": ["a", 2]}),
+        json!({"type": "choice", "epsilon": 1, "options": [["a"], ["b"]]}),
+        json!({"type": "choice", "epsilon": 1, "options": ["a", null]}),
+        json!({"type": "choice", "epsilon": 1, "options": ["a", "x".repeat(201)]}),
+        json!({"type": "ordinal", "epsilon": 1, "options": many_options}),
+        json!({"type": "ordinal", "epsilon": 25, "options": ["a", "b"]}),
+        json!({"type": "ordinal", "options": ["a", "b"]}),
+        json!({"type": "number", "epsilon": 1, "min": 0}),
+        json!({"type": "number", "epsilon": 1, "min": 5, "max": 5}),
+        json!({"type": "number", "epsilon": 1, "min": 5, "max": -5}),
+        json!({"type": "number", "epsilon": 1, "min": "0", "max": "30"}),
+        json!({"type": "number", "epsilon": 1, "min": -1e300, "max": 1e300}),
+        json!({"type": "number", "epsilon": 1, "min": 0, "max": 30, "options": ["a", "b"]}),
+        json!({"design": "forced_response", "answer_truthfully": 0.5, "forced_yes": 0.5}),
+        json!({"design": "forced_response", "answer_truthfully": 0.5, "forced_yes": 0.3,
+               "forced_no": 0.3}),
+        json!({"design": "forced_response", "answer_truthfully": 1.5, "forced_yes": -0.25,
+               "forced_no": -0.25}),
+        json!({"design": "forced_response", "answer_truthfully": "0.67", "forced_yes": 0.165,
+               "forced_no": 0.165}),
+        json!({"design": "forced_response", "answer_truthfully": 0.67, "forced_yes": 0.165,
+               "forced_no": 0.165, "epsilon": 1}),
+        json!({"design": "forced_response", "answer_truthfully": 0.8, "forced_yes": 0.2,
+               "forced_no": 0}),
+        json!({"design": "forced_response", "answer_truthfully": 0, "forced_yes": 0.5,
+               "forced_no": 0.5}),
+        json!({"design": "forced_response", "answer_truthfully": 0.999999999999,
+               "forced_yes": 5e-13, "forced_no": 5e-13}),
+        json!({"design": "unrelated_question", "answer_truthfully": 0.7, "innocuous_yes": 1}),
+        json!({"design": "unrelated_question", "answer_truthfully": 0.7}),
+        json!({"design": "unrelated_question", "answer_truthfully": 0.7, "innocuous_yes": true}),
+        json!({"design": "unrelated_question", "answer_truthfully": 1e-300, "innocuous_yes": 0.5}),
+    ];
+    for design in designs {
+        probes.push(
+            Probe::new("question designs", Method::POST, "/api/surveys").json(question(design)),
+        );
+    }
+    for raw in [
+        r#"{"title": "T", "questions": [{"text": "Q", "type": "number", "epsilon": 1, "min": 0, "max": 1e400}]}"#,
+        r#"{"title": "T", "questions": [{"text": "Q", "type": "number", "epsilon": 1, "min": NaN, "max": 1}]}"#,
+        r#"{"title": "T", "questions": [{"text": "Q", "design": "forced_response", "answer_truthfully": 0.67, "answer_truthfully": 0.5, "forced_yes": 0.165, "forced_no": 0.165}]}"#,
+        r#"{"title": "T", "questions": [{"text": "Q", "type": "choice", "type": "number", "epsilon": 1, "options": ["a", "b"]}]}"#,
+    ] {
+        probes.push(Probe::new("question designs", Method::POST, "/api/surveys").json(raw));
+    }
+    // Every question's report from 0 to 255, the others valid.
+    for id in &t.ids {
+        for report in [2, 3, 4, 19, 20, 255] {
+            let answers: serde_json::Map<String, Value> = t
+                .ids
+                .iter()
+                .map(|other| {
+                    let value = if other == id { report } else { 1 };
+                    (other.to_string(), json!(value))
+                })
+                .collect();
+            probes.push(
+                Probe::new(
+                    "question designs",
+                    Method::POST,
+                    format!("/api/surveys/{}/responses", t.open),
+                )
+                .json(json!({ "answers": answers }).to_string()),
+            );
+        }
+    }
     probes
 }
 
@@ -842,7 +935,28 @@ async fn send(app: &TestApp, token: &str, probe: Probe) -> Outcome {
 }
 
 async fn targets(app: &TestApp) -> Targets {
-    let (token, open, ids) = app.open_survey(&[0.5, 1.0, 2.0]).await;
+    let token = app.researcher_with_token("owner@example.org").await;
+    let definition = json!({"title": "Targets", "questions": [
+        {"text": "Yes?", "design": "forced_response", "answer_truthfully": 0.67,
+         "forced_yes": 0.165, "forced_no": 0.165},
+        {"text": "Which?", "type": "choice", "options": ["a", "b", "c"], "epsilon": 1},
+        {"text": "How much?", "type": "ordinal", "options": ["low", "mid", "high"], "epsilon": 2},
+        {"text": "How many?", "type": "number", "min": 0, "max": 30, "epsilon": 1},
+    ]});
+    let created = app.create_survey(&token, &definition).await;
+    assert_eq!(created.status(), 201);
+    let created: Value = created.json().await.unwrap();
+    let open = created["slug"].as_str().unwrap().to_owned();
+    let ids: Vec<i64> = created["questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| q["id"].as_i64().unwrap())
+        .collect();
+    let opened = app
+        .owner_post(&token, &format!("/api/surveys/{open}/open"))
+        .await;
+    assert_eq!(opened.status(), 200);
     let answers: serde_json::Map<String, Value> =
         ids.iter().map(|id| (id.to_string(), json!(1))).collect();
     let receipt = app.submit_ok(&open, Value::Object(answers)).await;

@@ -65,7 +65,7 @@ async fn a_survey_goes_from_creation_through_responses_to_results_exports_and_co
     let header = lines.next().unwrap();
     assert_eq!(
         header,
-        "record_id,question_id,epsilon,truth_probability,report,unbiased_value"
+        "record_id,question_id,epsilon,truth_probability,report,unbiased_value,type,option_values"
     );
     let rows: Vec<Vec<&str>> = lines.map(|line| line.split(',').collect()).collect();
     assert_eq!(rows.len(), 10, "one row per response and question");
@@ -115,6 +115,12 @@ async fn a_survey_goes_from_creation_through_responses_to_results_exports_and_co
         codebook["questions"][1]["r_rr"]["p"],
         codebook["questions"][1]["truth_probability"]
     );
+    assert_eq!(codebook["questions"][1]["r_rrreg"]["model"], "Warner");
+    assert_eq!(codebook["questions"][1]["type"], "yes_no");
+    // A first-release survey's rows: yes/no, no option values.
+    assert!(rows
+        .iter()
+        .all(|row| row[6] == "yes_no" && row[7].is_empty()));
 
     let closed = app
         .owner_post(&token, &format!("/api/surveys/{slug}/close"))
@@ -457,6 +463,71 @@ async fn invalid_survey_definitions_are_400() {
     for definition in definitions {
         let response = app.create_survey(&token, &definition).await;
         assert_eq!(response.status(), 400, "{definition}");
+    }
+    // Types and designs: each refusal has its code and names the field.
+    let question = |fields: Value| {
+        let mut question = json!({"text": "Q?"});
+        for (key, value) in fields.as_object().unwrap() {
+            question[key] = value.clone();
+        }
+        json!({"title": "T", "questions": [question]})
+    };
+    let designs = [
+        (
+            json!({"type": "choice", "epsilon": 1}),
+            "missing_field",
+            "questions[0].options",
+        ),
+        (
+            json!({"type": "choice", "epsilon": 1, "options": ["a"]}),
+            "invalid_options",
+            "questions[0].options",
+        ),
+        (
+            json!({"type": "ordinal", "epsilon": 1, "options": ["a", "a"]}),
+            "invalid_options",
+            "repeats",
+        ),
+        (
+            json!({"type": "number", "epsilon": 1, "min": 3, "max": 1}),
+            "invalid_bounds",
+            "min below max",
+        ),
+        (
+            json!({"type": "number", "epsilon": 1, "min": 0}),
+            "missing_field",
+            "questions[0].max",
+        ),
+        (
+            json!({"type": "yes_no", "design": "k_ary", "epsilon": 1}),
+            "invalid_design",
+            "mirrored",
+        ),
+        (
+            json!({"design": "forced_response", "answer_truthfully": 0.5, "forced_yes": 0.3,
+                "forced_no": 0.3}),
+            "invalid_design",
+            "add up to 1",
+        ),
+        (
+            json!({"design": "unrelated_question", "answer_truthfully": 0.7, "innocuous_yes": 0.5,
+                "epsilon": 1}),
+            "unexpected_field",
+            "follows from its probabilities",
+        ),
+        (
+            json!({"type": "number", "epsilon": 1, "min": 0, "max": 30, "options": ["a", "b"]}),
+            "unexpected_field",
+            "questions[0].options",
+        ),
+    ];
+    for (fields, code, words) in designs {
+        let response = app.create_survey(&token, &question(fields.clone())).await;
+        assert_eq!(response.status(), 400, "{fields}");
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(body["error"]["code"], code, "{fields}: {body}");
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(message.contains(words), "{fields}: {message}");
     }
 }
 

@@ -68,12 +68,17 @@ async fn csv_cells_never_start_a_formula_and_negative_unbiased_values_stay_numbe
     let mut negative = 0;
     for line in csv.lines().skip(1) {
         let cells: Vec<&str> = line.split(',').collect();
-        assert_eq!(cells.len(), 6, "{line}");
+        assert_eq!(cells.len(), 8, "{line}");
         assert!(
             cells[0].bytes().all(|b| b.is_ascii_hexdigit()),
             "response ids are plain hex: {line}"
         );
-        for number in &cells[1..] {
+        assert_eq!(
+            cells[6..],
+            ["yes_no", ""],
+            "type, and no option values: {line}"
+        );
+        for number in &cells[1..6] {
             assert!(number.parse::<f64>().is_ok(), "{number} is a number");
             assert!(!number.starts_with('\''), "numbers are not escaped");
         }
