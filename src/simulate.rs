@@ -12,9 +12,9 @@ use std::str::FromStr;
 
 use futures_util::stream::{self, StreamExt, TryStreamExt};
 use indicatif::ProgressBar;
-use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{RngCore, SeedableRng};
+use rand_chacha::ChaCha20Rng;
 use randomized_response::{submission_rng, Answer, SEED_BYTES};
 use serde::Deserialize;
 
@@ -320,7 +320,7 @@ fn assign_question(
     question: &SurveyQuestion,
     truth: &Truth,
     respondents: usize,
-    rng: &mut StdRng,
+    rng: &mut ChaCha20Rng,
 ) -> Result<(Vec<Answer>, Vec<TrueTarget>), SimulationError> {
     let design = &question.design;
     let context = format!("--truth of question {} ({})", question.id, question.text);
@@ -429,7 +429,7 @@ fn assign_truths(
     respondents: usize,
     seed: u64,
 ) -> Result<(Vec<Vec<Answer>>, Vec<SimulatedQuestion>), SimulationError> {
-    let mut rng = StdRng::seed_from_u64(seed);
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let mut columns = Vec::with_capacity(questions.len());
     let mut simulated = Vec::with_capacity(questions.len());
     for (question, truth) in questions.iter().zip(truths) {
@@ -449,7 +449,7 @@ fn assign_truths(
 /// The ChaCha20 seed of each device when the run is reproducible.
 fn device_seeds(seed: u64, respondents: usize) -> Vec<[u8; SEED_BYTES]> {
     // A stream apart from the shuffle's: the coins do not depend on how truths were drawn.
-    let mut rng = StdRng::seed_from_u64(seed ^ 0x636f_696e_7300_0000);
+    let mut rng = ChaCha20Rng::seed_from_u64(seed ^ 0x636f_696e_7300_0000);
     (0..respondents)
         .map(|_| {
             let mut bytes = [0u8; SEED_BYTES];

@@ -13,7 +13,8 @@ use super::{
 };
 use crate::error::AppError;
 
-/// The JSON a respondent's device posts: question id → report (0 or 1).
+/// The JSON a respondent's device posts: question id → report (0/1 for yes/no, the option
+/// index for choice and ordinal, 0/1 for a number's min/max end).
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(as = Submission)]
