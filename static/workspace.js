@@ -1,74 +1,141 @@
-// Deniable's researcher workspace: what ε means while it is typed (the builder), and live
-// results (results page and present mode) refreshed from the results JSON. No framework;
-// everything the page shows is also rendered by the server, so it works without this file.
+// Deniable's researcher workspace: the builder's type and design inputs shown as they apply,
+// with what the design means asked of the server while it is typed; and live results
+// (results page and present mode) refreshed from the results JSON. No framework, and no
+// formula: every figure comes from the server (the randomized-response crate), every
+// position on the chart from the chart's data- attributes. Everything the page shows is also
+// rendered by the server, so the pages work without this file.
 "use strict";
 
 (function () {
-  // --- the builder: the same formulas as the randomized-response crate
-  const PRIOR = 0.1;
-  const BETA_95 = 0.05;
+  // --- the builder ---------------------------------------------------------------------
+  const DEBOUNCE_MS = 250;
 
-  function figures(epsilon) {
-    const p = Math.exp(epsilon) / (1 + Math.exp(epsilon));
-    const q = 1 - p;
-    const r = 2 * p - 1; // tanh(ε/2)
-    const needed = function (halfWidth) {
-      return Math.ceil(Math.log(2 / BETA_95) / (2 * halfWidth * halfWidth * r * r));
-    };
-    return {
-      truth: p,
-      posterior: (PRIOR * p) / (PRIOR * p + (1 - PRIOR) * q),
-      needed5: needed(0.05),
-      needed10: needed(0.1),
-    };
+  function setText(root, selector, text) {
+    root.querySelectorAll(selector).forEach(function (element) {
+      element.textContent = text;
+    });
   }
 
-  function percent(fraction) {
-    return (fraction * 100).toFixed(1) + " %";
-  }
-
-  function validEpsilon(value) {
-    return Number.isFinite(value) && value >= 0.01 && value <= 20;
-  }
-
-  function explain(input) {
-    const meaning = document.getElementById(input.getAttribute("aria-describedby"));
-    if (!meaning) return;
-    const epsilon = parseFloat(input.value);
-    const set = function (selector, text) {
-      const output = meaning.querySelector(selector);
-      if (output) output.textContent = text;
-    };
-    if (!validEpsilon(epsilon)) {
-      ["[data-truth]", "[data-posterior]", "[data-needed-5]", "[data-needed-10]"].forEach(
-        function (selector) { set(selector, "–"); });
-      return;
-    }
-    const f = figures(epsilon);
-    set("[data-truth]", percent(f.truth));
-    set("[data-posterior]", percent(f.posterior));
-    set("[data-needed-5]", String(f.needed5));
-    set("[data-needed-10]", String(f.needed10));
-  }
-
+  // The survey's total ε: the sum of the saved questions' current ε ("–" while one is refused).
   function updateTotal() {
     const total = document.querySelector("[data-total-epsilon]");
     if (!total) return;
     let sum = 0;
-    document.querySelectorAll("input[data-epsilon]:not([data-new-question])").forEach(function (input) {
-      const epsilon = parseFloat(input.value);
-      if (validEpsilon(epsilon)) sum += epsilon;
+    let complete = true;
+    document.querySelectorAll(".questions [data-figures]").forEach(function (meaning) {
+      const epsilon = parseFloat(meaning.dataset.epsilon);
+      if (Number.isFinite(epsilon)) sum += epsilon;
+      else complete = false;
     });
-    total.textContent = sum.toFixed(2);
+    total.textContent = complete ? sum.toFixed(2) : "–";
   }
 
-  document.querySelectorAll("input[data-epsilon]").forEach(function (input) {
-    explain(input);
-    input.addEventListener("input", function () {
-      explain(input);
-      updateTotal();
+  function setUpEditor(editor) {
+    const typeSelect = editor.querySelector("[data-design-type]");
+    const designSelect = editor.querySelector("[data-design-name]");
+    const meaning = editor.querySelector("[data-figures]");
+    const refusal = meaning.querySelector("[data-figures-error]");
+    const url = editor.dataset.figuresUrl;
+    let timer = null;
+    let asked = 0;
+
+    editor.querySelectorAll("[data-no-js-hint]").forEach(function (hint) {
+      hint.hidden = true;
     });
-  });
+
+    // "type:design", as the inputs' data-applies name them; a type with one design says
+    // which on its option.
+    function chosen() {
+      const option = typeSelect.options[typeSelect.selectedIndex];
+      return typeSelect.value + ":" + (option.dataset.design || designSelect.value);
+    }
+
+    function showInputs() {
+      const current = chosen();
+      editor.querySelectorAll("[data-applies]").forEach(function (group) {
+        const applies = group.dataset.applies.split(" ").indexOf(current) !== -1;
+        group.hidden = !applies;
+        // A hidden input is not sent either.
+        group.querySelectorAll("input, select, textarea").forEach(function (input) {
+          input.disabled = !applies;
+        });
+      });
+    }
+
+    function showFigures(figures) {
+      refusal.hidden = true;
+      refusal.textContent = "";
+      setText(meaning, '[data-figure="summary"]', figures.summary);
+      setText(meaning, '[data-figure="epsilon"]', figures.display.epsilon);
+      setText(meaning, '[data-figure="truth"]', figures.display.truth_probability);
+      setText(meaning, '[data-figure="observer"]', figures.observer);
+      setText(meaning, '[data-figure="needed-5"]', figures.display.respondents_needed_5);
+      setText(meaning, '[data-figure="needed-10"]', figures.display.respondents_needed_10);
+      setText(meaning, '[data-figure="planner-target"]', figures.planner_target);
+      meaning.dataset.epsilon = String(figures.epsilon);
+    }
+
+    function showRefusal(message) {
+      refusal.textContent = message;
+      refusal.hidden = false;
+      ["summary", "observer", "planner-target"].forEach(function (name) {
+        setText(meaning, '[data-figure="' + name + '"]', "");
+      });
+      ["epsilon", "truth", "needed-5", "needed-10"].forEach(function (name) {
+        setText(meaning, '[data-figure="' + name + '"]', "–");
+      });
+      meaning.dataset.epsilon = "";
+    }
+
+    async function refresh() {
+      const ticket = ++asked;
+      const query = new URLSearchParams();
+      editor.querySelectorAll("[data-design-input]").forEach(function (input) {
+        if (!input.disabled) query.append(input.name, input.value);
+      });
+      try {
+        const response = await fetch(url + "?" + query.toString(), {
+          credentials: "same-origin",
+          cache: "no-store",
+          headers: { Accept: "application/json" },
+        });
+        const body = await response.json();
+        if (ticket !== asked) return; // a newer question was asked meanwhile
+        if (response.ok) showFigures(body);
+        else showRefusal(body.error ? body.error.message : "HTTP " + response.status);
+      } catch (_) {
+        if (ticket !== asked) return;
+        showRefusal("The figures could not be fetched; saving the question shows them.");
+      } finally {
+        if (ticket === asked) {
+          meaning.removeAttribute("aria-busy");
+          meaning.dataset.asked = String(ticket);
+          updateTotal();
+        }
+      }
+    }
+
+    function schedule() {
+      meaning.setAttribute("aria-busy", "true");
+      window.clearTimeout(timer);
+      timer = window.setTimeout(refresh, DEBOUNCE_MS);
+    }
+
+    editor.addEventListener("input", function (event) {
+      if (!event.target.matches("[data-design-input]")) return;
+      if (event.target === typeSelect || event.target === designSelect) showInputs();
+      schedule();
+    });
+    editor.addEventListener("change", function (event) {
+      if (event.target === typeSelect || event.target === designSelect) {
+        showInputs();
+        schedule();
+      }
+    });
+    showInputs();
+  }
+
+  if (window.fetch) document.querySelectorAll("[data-design-editor]").forEach(setUpEditor);
 
   // --- live results
   const live = document.getElementById("live-results");
@@ -77,6 +144,10 @@
   const chart = document.getElementById("estimates-chart");
   const note = document.getElementById("refresh-note");
   const REFRESH_MS = 3000;
+
+  function percent(fraction) {
+    return (fraction * 100).toFixed(1) + " %";
+  }
 
   function interval(bounds) {
     return bounds ? percent(bounds.low) + " to " + percent(bounds.high) : "–";

@@ -2,6 +2,8 @@
 // survey built, previewed and opened; 300 simulated respondents; live results that cover
 // the truths and refresh by themselves; the CSV download; present mode's QR code decoded.
 // Any dialog fails the test. Screenshots at 390 px and 1280 px go to target/screenshots/.
+// Then the builder's type and design inputs and their live figures (the page shows what
+// GET /designs/figures says).
 //
 // Run: cargo build --release && node --test tests/browser/  (or DENIABLE_BIN=path/to/deniable)
 
@@ -26,12 +28,33 @@ serverBinary();
 
 let server;
 let browser;
+/** The researcher's cookies once the first test has signed up, for the later tests. */
+let signedIn = null;
 
 before(async () => {
   server = await startServer();
   browser = await launchBrowser();
   await mkdir(SCREENSHOTS, { recursive: true });
 });
+
+/** A page of the researcher signed up by the first test, recording page and console errors. */
+async function researcherPage(width = 1280) {
+  assert.ok(signedIn, 'the first test signed the researcher up');
+  const context = await browser.newContext({ storageState: signedIn, viewport: { width, height: 900 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (error) => errors.push(String(error)));
+  page.on('console', (message) => {
+    // A refused design is a 400 of the figures route, which the page shows as such.
+    const refusedFigures = new URL(message.location().url || 'about:blank').pathname === '/designs/figures';
+    if (message.type() === 'error' && !refusedFigures) errors.push(message.text());
+  });
+  page.on('dialog', (dialog) => {
+    errors.push(`dialog: ${dialog.message()}`);
+    dialog.dismiss();
+  });
+  return { context, page, errors };
+}
 
 after(async () => {
   await browser?.close();
@@ -67,20 +90,21 @@ test('a researcher signs up, builds, opens and watches a survey live', { timeout
   await page.getByLabel('Password again').fill(PASSWORD);
   await page.getByRole('button', { name: 'Create account' }).click();
   await page.waitForURL('**/surveys');
+  signedIn = await context.storageState();
 
   // Build a 3-question survey.
   await page.getByLabel('Title').fill('Campus habits');
   await page.getByLabel('First question').fill('Have you cheated on an exam this year?');
-  await page.getByLabel('Its privacy level ε').fill('1');
+  await page.locator('#first-epsilon').fill('1');
   await page.getByRole('button', { name: 'Create draft' }).click();
-  await page.waitForURL('**/edit');
+  await page.waitForURL('**/edit**');
   for (const text of ['Have you used a study drug?', 'Have you skipped a lecture this week?']) {
-    await page.getByLabel('Text (a yes/no question)').fill(text);
+    await page.locator('#new-text').fill(text);
     await page.locator('#new-epsilon').fill('2');
     // The meaning of ε updates while it is typed.
-    await page.locator('#meaning-new [data-truth]').filter({ hasText: '88.1 %' }).waitFor();
+    await page.locator('#meaning-new [data-figure="truth"]').filter({ hasText: '88.1 %' }).waitFor();
     await page.getByRole('button', { name: 'Add question' }).click();
-    await page.waitForURL('**/edit');
+    await page.waitForURL('**/edit**');
   }
   await page.locator('[data-total-epsilon]').filter({ hasText: '5.00' }).waitFor();
   await screenshots(page, 'builder');
@@ -152,5 +176,98 @@ test('a researcher signs up, builds, opens and watches a survey live', { timeout
 
   assert.deepEqual(dialogs, [], 'no dialog opened');
   assert.deepEqual(pageErrors, [], 'no page error');
+  await context.close();
+});
+
+/** The figures GET /designs/figures gives for a query, asked from the page (its session). */
+async function serverFigures(page, query) {
+  return page.evaluate(async (search) => {
+    const response = await fetch(`/designs/figures?${search}`);
+    return { status: response.status, body: await response.json() };
+  }, new URLSearchParams(query).toString());
+}
+
+/** The text of one of the add form's figures. */
+function figure(page, name) {
+  return page.locator(`#meaning-new [data-figure="${name}"]`);
+}
+
+test('switching type and design shows the inputs that apply and the server’s live figures', { timeout: 120_000 }, async () => {
+  const { context, page, errors } = await researcherPage();
+  await page.goto(`${server.origin}/surveys`);
+  await page.getByLabel('Title').fill('Designs');
+  await page.getByLabel('First question').fill('Have you ever shoplifted?');
+  await page.getByRole('button', { name: 'Create draft' }).click();
+  await page.waitForURL('**/edit**');
+  const visible = (id) => page.locator(`#new-${id}`).isVisible();
+
+  // Yes/no, mirrored: ε only; the notes for a page without script are hidden.
+  assert.equal(await visible('epsilon'), true);
+  for (const id of ['design', 'epsilon']) assert.equal(await visible(id), true, id);
+  for (const id of ['answer_truthfully', 'forced_yes', 'forced_no', 'innocuous_yes', 'options', 'min', 'max']) {
+    assert.equal(await visible(id), false, id);
+  }
+  assert.equal(await page.locator('#add-question [data-no-js-hint]').first().isVisible(), false);
+
+  // Choice: options and ε, no design to choose; the figures are the server's.
+  await page.locator('#new-type').selectOption('choice');
+  assert.equal(await visible('design'), false);
+  assert.equal(await visible('options'), true);
+  await page.locator('#new-options').fill('Never\nMonthly\nWeekly\nDaily');
+  await page.locator('#new-epsilon').fill('1.5');
+  const choice = await serverFigures(page, { type: 'choice', epsilon: '1.5', options: 'Never\nMonthly\nWeekly\nDaily' });
+  assert.equal(choice.status, 200);
+  await figure(page, 'needed-5').filter({ hasText: new RegExp(`^${choice.body.display.respondents_needed_5}$`) }).waitFor();
+  assert.equal(await figure(page, 'needed-10').textContent(), choice.body.display.respondents_needed_10);
+  assert.equal(await figure(page, 'truth').textContent(), choice.body.display.truth_probability);
+  assert.equal(await figure(page, 'epsilon').textContent(), choice.body.display.epsilon);
+  assert.equal(await figure(page, 'summary').textContent(), choice.body.summary);
+  assert.equal(await figure(page, 'observer').textContent(), choice.body.observer);
+
+  // Forced response: its three probabilities, no ε (it follows from them).
+  await page.locator('#new-type').selectOption('yes_no');
+  await page.locator('#new-design').selectOption('forced_response');
+  for (const id of ['answer_truthfully', 'forced_yes', 'forced_no']) assert.equal(await visible(id), true, id);
+  for (const id of ['epsilon', 'options', 'innocuous_yes']) assert.equal(await visible(id), false, id);
+  const forced = await serverFigures(page, { design: 'forced_response', answer_truthfully: '0.7', forced_yes: '0.15', forced_no: '0.15' });
+  await figure(page, 'truth').filter({ hasText: forced.body.display.truth_probability }).waitFor();
+  assert.equal(forced.body.display.truth_probability, '85.0 %');
+  assert.equal(await figure(page, 'epsilon').textContent(), forced.body.display.epsilon);
+
+  // An infinite ε is refused, with the reason, while it is typed.
+  await page.locator('#new-forced_yes').fill('0.3');
+  await page.locator('#new-forced_no').fill('0');
+  const refusal = page.locator('#meaning-new [data-figures-error]');
+  await refusal.filter({ hasText: 'a report of No would prove the true answer is No' }).waitFor();
+  assert.equal(await figure(page, 'needed-5').textContent(), '–');
+  await page.locator('#new-forced_no').fill('0.1');
+  await page.locator('#new-forced_yes').fill('0.2');
+  await refusal.waitFor({ state: 'hidden' });
+
+  // Unrelated question and number show their own inputs.
+  await page.locator('#new-design').selectOption('unrelated_question');
+  assert.equal(await visible('innocuous_yes'), true);
+  assert.equal(await visible('forced_no'), false);
+  await page.locator('#new-type').selectOption('number');
+  for (const id of ['min', 'max', 'epsilon']) assert.equal(await visible(id), true, id);
+  for (const id of ['design', 'answer_truthfully', 'options']) assert.equal(await visible(id), false, id);
+  await figure(page, 'planner-target').filter({ hasText: 'of the range from 0 to 10' }).waitFor();
+
+  // Saved as a choice question, the form sends only the inputs that apply.
+  await page.locator('#new-type').selectOption('choice');
+  await page.locator('#new-text').fill('How often do you gamble?');
+  await figure(page, 'needed-5').filter({ hasText: new RegExp(`^${choice.body.display.respondents_needed_5}$`) }).waitFor();
+  const posted = page.waitForRequest((request) => request.method() === 'POST' && request.url().includes('/questions'));
+  await page.getByRole('button', { name: 'Add question' }).click();
+  const fields = new URLSearchParams((await posted).postData());
+  assert.equal(fields.get('type'), 'choice');
+  for (const name of ['design', 'forced_no', 'min']) assert.equal(fields.has(name), false, `${name} not sent`);
+  await page.waitForURL('**/edit**');
+  const saved = page.locator('.questions .question-card').nth(1);
+  assert.equal(await saved.locator('select[name="type"]').inputValue(), 'choice');
+  assert.equal(await saved.locator('[data-figure="needed-5"]').textContent(), choice.body.display.respondents_needed_5);
+  await screenshots(page, 'builder-types');
+
+  assert.deepEqual(errors, [], 'no page error, console error or dialog');
   await context.close();
 });
