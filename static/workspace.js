@@ -2,7 +2,7 @@
 // with what the design means asked of the server while it is typed; and live results
 // (results page and present mode) refreshed from the results JSON. No framework, and no
 // formula: every figure comes from the server (the randomized-response crate), every
-// position on the chart from the chart's data- attributes. Everything the page shows is also
+// position on a chart from the chart's data- attributes. Everything the page shows is also
 // rendered by the server, so the pages work without this file.
 "use strict";
 
@@ -137,11 +137,10 @@
 
   if (window.fetch) document.querySelectorAll("[data-design-editor]").forEach(setUpEditor);
 
-  // --- live results
+  // --- live results --------------------------------------------------------------------
   const live = document.getElementById("live-results");
   if (!live || !window.fetch) return;
   const url = live.dataset.resultsUrl;
-  const chart = document.getElementById("estimates-chart");
   const note = document.getElementById("refresh-note");
   const REFRESH_MS = 3000;
 
@@ -149,14 +148,8 @@
     return (fraction * 100).toFixed(1) + " %";
   }
 
-  function interval(bounds) {
-    return bounds ? percent(bounds.low) + " to " + percent(bounds.high) : "–";
-  }
-
-  function chartX(fraction) {
-    const left = parseFloat(chart.dataset.left);
-    const width = parseFloat(chart.dataset.width);
-    return (left + Math.min(1, Math.max(0, fraction)) * width).toFixed(1);
+  function interval(bounds, format) {
+    return bounds ? format(bounds.low) + " to " + format(bounds.high) : "–";
   }
 
   function setAll(root, field, text) {
@@ -165,34 +158,98 @@
     });
   }
 
+  // A value's x on a chart's track, from the geometry the server put on the track.
+  function trackX(track, value) {
+    const left = parseFloat(track.dataset.left);
+    const width = parseFloat(track.dataset.width);
+    const min = parseFloat(track.dataset.min);
+    const max = parseFloat(track.dataset.max);
+    const fraction = Math.min(1, Math.max(0, (value - min) / (max - min)));
+    return left + fraction * width;
+  }
+
+  function draw(scope, estimate, chernoff) {
+    scope.querySelectorAll("svg.track").forEach(function (track) {
+      const shown = estimate !== null && chernoff;
+      track.querySelectorAll("[data-bar], [data-interval], [data-mark]").forEach(function (part) {
+        if (shown) part.removeAttribute("visibility");
+        else part.setAttribute("visibility", "hidden");
+      });
+      if (!shown) return;
+      const bar = track.querySelector("[data-bar]");
+      if (bar) {
+        const start = trackX(track, parseFloat(track.dataset.min));
+        bar.setAttribute("width", (trackX(track, estimate) - start).toFixed(2));
+      }
+      const line = track.querySelector("[data-interval]");
+      if (line) {
+        line.setAttribute("x1", trackX(track, chernoff.low).toFixed(2));
+        line.setAttribute("x2", trackX(track, chernoff.high).toFixed(2));
+      }
+      const mark = track.querySelector("[data-mark]");
+      if (mark) {
+        const x = trackX(track, estimate).toFixed(2);
+        mark.setAttribute("x1", x);
+        mark.setAttribute("x2", x);
+      }
+    });
+  }
+
+  // One share (a yes/no question's "Yes", or an option): its table row, chart row and
+  // present mode's headline, all marked data-option="<report index>".
+  function showShare(card, index, reported, estimate, intervals) {
+    card.querySelectorAll('[data-option="' + index + '"]').forEach(function (scope) {
+      setAll(scope, "reported", String(reported));
+      setAll(scope, "estimate", estimate === null ? "–" : percent(estimate));
+      setAll(scope, "chernoff", interval(intervals.chernoff, percent));
+      setAll(scope, "exact", interval(intervals.exact, percent));
+      setAll(scope, "anytime", interval(intervals.anytime, percent));
+      draw(scope, estimate, intervals.chernoff);
+    });
+  }
+
+  function showMean(card, mean) {
+    card.querySelectorAll("[data-mean]").forEach(function (scope) {
+      const decimals = parseInt(scope.dataset.decimals, 10) || 0;
+      const format = function (value) {
+        return value.toFixed(decimals);
+      };
+      setAll(scope, "estimate", mean.estimate_clipped === null ? "–" : format(mean.estimate_clipped));
+      setAll(scope, "chernoff", interval(mean.intervals.chernoff, format));
+      setAll(scope, "exact", interval(mean.intervals.exact, format));
+      setAll(scope, "anytime", interval(mean.intervals.anytime, format));
+      draw(scope, mean.estimate_clipped, mean.intervals.chernoff);
+    });
+  }
+
   function show(results) {
     let respondents = 0;
     let widest = null;
+    // The planner's targets: a share, or a number's mean as a fraction of its range.
+    const widen = function (bounds, range) {
+      if (!bounds) return;
+      const width = bounds.half_width / range;
+      widest = widest === null ? width : Math.max(widest, width);
+    };
     results.questions.forEach(function (question) {
       respondents = Math.max(respondents, question.n);
-      const chernoff = question.intervals.chernoff;
-      if (chernoff) widest = widest === null ? chernoff.half_width : Math.max(widest, chernoff.half_width);
-      document.querySelectorAll('[data-question="' + question.id + '"]').forEach(function (row) {
-        setAll(row, "n", String(question.n));
-        setAll(row, "share", question.n ? percent(question.reported_yes / question.n) : "–");
-        setAll(row, "estimate", question.estimate_clipped === null ? "–" : percent(question.estimate_clipped));
-        setAll(row, "chernoff", interval(chernoff));
-        setAll(row, "exact", interval(question.intervals.exact));
-        setAll(row, "anytime", interval(question.intervals.anytime));
+      widen(question.intervals.chernoff, 1);
+      (question.options || []).forEach(function (option) {
+        widen(option.intervals.chernoff, 1);
       });
-      if (chart && chernoff && question.estimate_clipped !== null) {
-        const bar = document.getElementById("bar-" + question.id);
-        const dot = document.getElementById("dot-" + question.id);
-        if (bar) {
-          bar.setAttribute("x1", chartX(chernoff.low));
-          bar.setAttribute("x2", chartX(chernoff.high));
-          bar.removeAttribute("visibility");
-        }
-        if (dot) {
-          dot.setAttribute("cx", chartX(question.estimate_clipped));
-          dot.removeAttribute("visibility");
-        }
+      if (question.type === "number" && question.mean) {
+        widen(question.mean.intervals.chernoff, question.mean.max - question.mean.min);
       }
+      document.querySelectorAll('[data-question="' + question.id + '"]').forEach(function (card) {
+        setAll(card, "n", String(question.n));
+        if (question.type === "yes_no") {
+          showShare(card, 1, question.reported_yes, question.estimate_clipped, question.intervals);
+        }
+        (question.options || []).forEach(function (option, index) {
+          showShare(card, index, option.reported, option.estimate_clipped, option.intervals);
+        });
+        if (question.mean) showMean(card, question.mean);
+      });
     });
     setAll(document, "respondents", String(respondents));
     setAll(document, "status", results.status);

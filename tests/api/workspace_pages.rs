@@ -99,7 +99,7 @@ async fn a_researcher_builds_a_draft_previews_it_opens_it_and_watches_results() 
     let results = researcher
         .get_html(&format!("/surveys/{slug}/results?confidence=0.99"))
         .await;
-    assert!(results.contains("<td data-field=\"n\">0</td>"));
+    assert!(results.contains("data-field=\"n\">0</span>"));
     for answer in [0, 1, 0, 1, 0, 1] {
         app.submit_ok(
             &slug,
@@ -110,11 +110,11 @@ async fn a_researcher_builds_a_draft_previews_it_opens_it_and_watches_results() 
     let results = researcher
         .get_html(&format!("/surveys/{slug}/results?confidence=0.99"))
         .await;
-    assert!(results.contains("<td data-field=\"n\">10</td>"));
+    assert!(results.contains("data-field=\"n\">10</span>"));
     assert!(results.contains("option value=\"0.99\" selected"));
     assert!(results.contains("exact for this sample size"));
     assert!(results.contains("stays valid however often you look"));
-    assert!(results.contains("<svg id=\"estimates-chart\""));
+    assert!(results.contains("<svg class=\"track\""));
     assert!(results.contains(&format!("/s/{slug}")));
 
     // The JSON API works with the session cookie too.
@@ -765,4 +765,132 @@ async fn the_figures_route_gives_the_crates_numbers_for_every_design() {
         .await
         .unwrap();
     assert_eq!(stranger.status(), 401);
+}
+
+/// The part of the results page about one question.
+fn result_card(html: &str, id: i64) -> &str {
+    let start = html
+        .find(&format!("id=\"result-{id}\""))
+        .unwrap_or_else(|| panic!("no card for question {id}"));
+    let end = html[start + 1..]
+        .find("class=\"card result\"")
+        .map_or(html.len(), |end| start + 1 + end);
+    &html[start..end]
+}
+
+fn percent(fraction: &Value) -> String {
+    format!("{:.1} %", fraction.as_f64().unwrap() * 100.0)
+}
+
+#[tokio::test]
+async fn the_results_page_shows_every_options_share_and_the_means_with_their_intervals() {
+    let app = spawn_app().await;
+    let mut researcher = signed_in(&app, "owner@example.org").await;
+    let slug = build_every_type(&mut researcher).await;
+    let opened = researcher
+        .post_with_csrf(&format!("/surveys/{slug}/open"), &[])
+        .await;
+    assert_eq!(opened.status(), 303);
+    let ids = question_ids(&app, &slug);
+    for respondent in 0..20u64 {
+        let answers: serde_json::Map<String, Value> = ids
+            .iter()
+            .zip([4, 2, 2, 5, 2, 2])
+            .map(|(id, reports)| (id.to_string(), json!(respondent % reports)))
+            .collect();
+        app.submit_ok(&slug, Value::Object(answers)).await;
+    }
+    let request = researcher.request("GET", &format!("/api/surveys/{slug}/results"));
+    let results: Value = researcher.send(request).await.json().await.unwrap();
+    let page = researcher
+        .get_html(&format!("/surveys/{slug}/results"))
+        .await;
+    assert!(page.contains(
+        "Every response answers every question, so each estimate covers everyone who has \
+         responded."
+    ));
+
+    // Choice: each option's reports, estimate and three intervals, in its row.
+    let choice = result_card(&page, ids[0]);
+    assert!(choice.contains("data-field=\"n\">20</span>"));
+    for (index, option) in results["questions"][0]["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+    {
+        let start = choice
+            .find(&format!("<tr data-option=\"{index}\">"))
+            .unwrap();
+        let row = &choice[start..start + choice[start..].find("</tr>").unwrap()];
+        let label = option["label"].as_str().unwrap();
+        assert!(
+            row.contains(&format!("<th scope=\"row\">{label}</th>")),
+            "{row}"
+        );
+        assert!(row.contains(&format!(
+            "data-field=\"reported\">{}</td>",
+            option["reported"]
+        )));
+        assert!(row.contains(&format!(
+            "data-field=\"estimate\">{}</td>",
+            percent(&option["estimate_clipped"])
+        )));
+        for kind in ["chernoff", "exact", "anytime"] {
+            let bounds = &option["intervals"][kind];
+            assert!(
+                row.contains(&format!(
+                    "data-field=\"{kind}\">{} to {}</td>",
+                    percent(&bounds["low"]),
+                    percent(&bounds["high"])
+                )),
+                "{kind}: {row}"
+            );
+        }
+        // Its bar on the chart.
+        assert!(choice.contains(&format!("<li class=\"bar-row\" data-option=\"{index}\">")));
+    }
+
+    // Ordinal: the options and the mean level on 1…5.
+    let ordinal = result_card(&page, ids[3]);
+    let mean = &results["questions"][3]["mean"];
+    assert!(ordinal.contains("Mean level (1 = Strongly disagree … 5 = Strongly agree)"));
+    assert!(ordinal.contains(&format!(
+        "data-field=\"estimate\">{:.2}</td>",
+        mean["estimate_clipped"].as_f64().unwrap()
+    )));
+    assert!(ordinal.contains("data-min=\"1\" data-max=\"5\""));
+    assert!(ordinal.contains("<tr data-option=\"4\">"));
+
+    // Number: the mean on its [min, max] scale, with its intervals.
+    let number = result_card(&page, ids[4]);
+    let mean = &results["questions"][4]["mean"];
+    let chernoff = &mean["intervals"]["chernoff"];
+    assert!(number.contains("Mean (from 0 to 30)"));
+    assert!(number.contains(&format!(
+        "data-field=\"chernoff\">{:.1} to {:.1}</td>",
+        chernoff["low"].as_f64().unwrap(),
+        chernoff["high"].as_f64().unwrap()
+    )));
+    assert!(number.contains("data-min=\"0\" data-max=\"30\""));
+    assert!(!number.contains("data-option"), "a number has no options");
+
+    // Yes/no keeps its share of "yes".
+    let forced = result_card(&page, ids[1]);
+    assert!(forced.contains("Yes/no, forced response"));
+    assert!(forced.contains(&format!(
+        "data-field=\"estimate\">{}</td>",
+        percent(&results["questions"][1]["estimate_clipped"])
+    )));
+
+    // The planner sizes every type; present mode shows the means too.
+    assert!(page.contains(&format!(
+        "<strong id=\"needed-5\">{}</strong>",
+        results["respondents_needed_for_5_percent"]
+    )));
+    let present = researcher
+        .get_html(&format!("/surveys/{slug}/present"))
+        .await;
+    assert!(present.contains("Mean (from 0 to 30)"));
+    assert!(present.contains("<li class=\"bar-row\" data-option=\"3\">"));
 }

@@ -3,7 +3,7 @@
 // the truths and refresh by themselves; the CSV download; present mode's QR code decoded.
 // Any dialog fails the test. Screenshots at 390 px and 1280 px go to target/screenshots/.
 // Then the builder's type and design inputs and their live figures (the page shows what
-// GET /designs/figures says).
+// GET /designs/figures says), and a results page of a choice question at phone width.
 //
 // Run: cargo build --release && node --test tests/browser/  (or DENIABLE_BIN=path/to/deniable)
 
@@ -267,6 +267,114 @@ test('switching type and design shows the inputs that apply and the server’s l
   assert.equal(await saved.locator('select[name="type"]').inputValue(), 'choice');
   assert.equal(await saved.locator('[data-figure="needed-5"]').textContent(), choice.body.display.respondents_needed_5);
   await screenshots(page, 'builder-types');
+
+  assert.deepEqual(errors, [], 'no page error, console error or dialog');
+  await context.close();
+});
+
+test('a results page with choice, ordinal and number questions fits a 390 px screen without cutting an interval', { timeout: 120_000 }, async () => {
+  const { context, page, errors } = await researcherPage(390);
+  await page.goto(`${server.origin}/surveys`);
+  await page.getByLabel('Title').fill('How often, on a phone');
+  await page.getByLabel('First question').fill('How often have you copied homework from a classmate this term?');
+  await page.locator('#first-type').selectOption('choice');
+  const options = ['Never', 'Once or twice', 'About every other week', 'Every week, or nearly every week'];
+  await page.locator('#first-options').fill(options.join('\n'));
+  await page.getByRole('button', { name: 'Create draft' }).click();
+  await page.waitForURL('**/edit**');
+  const slug = /\/surveys\/([a-z0-9-]+)\/edit/.exec(page.url())[1];
+  // An ordinal scale and a number too, for their means.
+  await page.locator('#new-text').fill('Copying homework is common here.');
+  await page.locator('#new-type').selectOption('ordinal');
+  await page.locator('#new-options').fill('Strongly disagree\nDisagree\nNeither agree nor disagree\nAgree\nStrongly agree');
+  await page.getByRole('button', { name: 'Add question' }).click();
+  await page.waitForURL('**/edit**');
+  await page.locator('#new-text').fill('How many hours of homework did you copy last week?');
+  await page.locator('#new-type').selectOption('number');
+  await page.locator('#new-max').fill('40');
+  await page.getByRole('button', { name: 'Add question' }).click();
+  await page.waitForURL('**/edit**');
+  await page.goto(`${server.origin}/surveys/${slug}/open`);
+  await page.getByRole('button', { name: 'Open the survey now' }).click();
+  await page.waitForURL('**/results');
+
+  const [question, scale, number] = (await server.definition(slug)).questions;
+  assert.deepEqual([question.type, scale.type, number.type], ['choice', 'ordinal', 'number']);
+  const respond = async (count) => {
+    for (let respondent = 0; respondent < count; respondent += 1) {
+      const answers = {
+        [question.id]: respondent % 3 === 0 ? 0 : respondent % 4,
+        [scale.id]: respondent % 5,
+        [number.id]: respondent % 3 === 0 ? 1 : 0,
+      };
+      const response = await fetch(`${server.origin}/api/surveys/${slug}/responses`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ answers }),
+      });
+      assert.equal(response.status, 201, await response.text());
+    }
+  };
+  await respond(40);
+  await page.goto(`${server.origin}/surveys/${slug}/results`);
+  await page.locator('[data-field="n"]').first().filter({ hasText: /^40$/ }).waitFor();
+  // Four options, five levels and the mean level, and the number's mean.
+  assert.equal(await page.locator('.result tbody tr').count(), options.length + 5 + 1 + 1);
+
+  for (const width of [390, 1280]) {
+    await page.setViewportSize({ width, height: 900 });
+    const layout = await page.evaluate(() => {
+      // Every interval's text on one line: a range over it has one box per line.
+      const wrapped = Array.from(document.querySelectorAll('.interval-text, .bar-value'))
+        .filter((cell) => {
+          const range = document.createRange();
+          range.selectNodeContents(cell);
+          const tops = new Set(Array.from(range.getClientRects()).map((rect) => Math.round(rect.top)));
+          return tops.size > 1;
+        })
+        .map((cell) => cell.textContent);
+      return {
+        overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        wrapped,
+        intervals: document.querySelectorAll('.interval-text').length,
+      };
+    });
+    assert.equal(layout.overflow, 0, `no horizontal scrolling at ${width} px`);
+    assert.deepEqual(layout.wrapped, [], `no interval broken across lines at ${width} px`);
+    assert.equal(layout.intervals, 3 * (options.length + 5 + 1 + 1));
+    await page.screenshot({ path: path.join(SCREENSHOTS, `results-choice-${width}.png`), fullPage: true });
+    for (const [name, id] of [['choice', question.id], ['ordinal', scale.id], ['number', number.id]]) {
+      await page.locator(`#result-${id}`).screenshot({ path: path.join(SCREENSHOTS, `result-${name}-${width}.png`) });
+    }
+  }
+  // Ten more responses: the page refreshes itself, and its script puts each bar, interval
+  // and figure where the server's JSON says (through the tracks' data- attributes).
+  await respond(10);
+  await page.locator('[data-field="n"]').first().filter({ hasText: /^50$/ }).waitFor({ timeout: 30_000 });
+  const results = await page.evaluate(async (url) => (await fetch(url)).json(), `/api/surveys/${slug}/results`);
+  const card = page.locator(`#result-${question.id}`);
+  const shown = await card.locator('.bar-row[data-option]').evaluateAll((rows) =>
+    rows.map((row) => ({
+      bar: parseFloat(row.querySelector('[data-bar]').getAttribute('width')),
+      low: parseFloat(row.querySelector('[data-interval]').getAttribute('x1')),
+      high: parseFloat(row.querySelector('[data-interval]').getAttribute('x2')),
+      text: row.querySelector('[data-field="estimate"]').textContent,
+    })),
+  );
+  results.questions[0].options.forEach((option, index) => {
+    const { bar, low, high, text } = shown[index];
+    const close = (x, value) => Math.abs(x - 100 * value) < 0.011;
+    assert.ok(close(bar, option.estimate_clipped), `${option.label}: bar ${bar}`);
+    assert.ok(close(low, option.intervals.chernoff.low) && close(high, option.intervals.chernoff.high), `${option.label}: interval ${low}–${high}`);
+    assert.equal(text, `${(option.estimate_clipped * 100).toFixed(1)} %`);
+  });
+  const mean = results.questions[2].mean;
+  const mark = parseFloat(await page.locator(`#result-${number.id} [data-mark]`).getAttribute('x1'));
+  assert.ok(Math.abs(mark - (100 * mean.estimate_clipped) / 40) < 0.011, `the number's mark at ${mark}`);
+  assert.equal(
+    await page.locator(`#result-${number.id} tr[data-mean] [data-field="chernoff"]`).textContent(),
+    `${mean.intervals.chernoff.low.toFixed(1)} to ${mean.intervals.chernoff.high.toFixed(1)}`,
+  );
 
   assert.deepEqual(errors, [], 'no page error, console error or dialog');
   await context.close();

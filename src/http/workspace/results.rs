@@ -1,63 +1,225 @@
-//! Results and present mode: the estimates chart, the results table and the JSON the live
-//! pages refresh from.
+//! Results and present mode: per question, by type, the estimates and their intervals
+//! (computed by `crate::results` with the crate), a chart per question whose geometry the
+//! server computes (the page's script maps refreshed values the same way, from the chart's
+//! `data-` attributes), and the JSON the live pages refresh from.
 
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
+use randomized_response::Confidence;
 use serde::Deserialize;
 
+use super::builder::design_label;
+use super::design::PLANNED_HALF_WIDTHS;
 use super::{html, owned_survey, percent, Nav, Page};
 use crate::db::Database;
-use crate::domain::{InvitationCount, Slug, Survey, SurveyStatus};
+use crate::domain::{InvitationCount, QuestionType, Slug, Survey, SurveyStatus};
 use crate::error::AppError;
 use crate::http::auth::SignedIn;
 use crate::http::researcher;
 use crate::invitations;
 use crate::live::LiveReleases;
-use crate::results::{IntervalBounds, SurveyResults};
+use crate::results::{
+    respondents_needed_within, IntervalBounds, Intervals, MeanResults, QuestionResults,
+    SurveyResults,
+};
 
 /// The confidence levels the results page offers.
 const CONFIDENCE_CHOICES: [u32; 3] = [90, 95, 99];
+/// A chart's track in SVG user units: a value at the scale's lower end sits at
+/// `TRACK_LEFT`, one at its upper end at `TRACK_LEFT + TRACK_WIDTH`.
+const TRACK_LEFT: f64 = 0.0;
+const TRACK_WIDTH: f64 = 100.0;
 
-/// The chart's geometry (SVG user units); the page script maps values the same way.
-const CHART_LEFT: f64 = 56.0;
-const CHART_WIDTH: f64 = 520.0;
-const CHART_ROW: f64 = 44.0;
-const CHART_TOP: f64 = 28.0;
-
-fn chart_x(fraction: f64) -> String {
-    format!("{:.1}", CHART_LEFT + fraction.clamp(0.0, 1.0) * CHART_WIDTH)
+/// Where a value falls on a track whose scale runs from `min` to `max` (clipped).
+fn track_x(value: f64, min: f64, max: f64) -> String {
+    let fraction = ((value - min) / (max - min)).clamp(0.0, 1.0);
+    format!("{:.2}", TRACK_LEFT + fraction * TRACK_WIDTH)
 }
 
-fn interval_text(bounds: Option<IntervalBounds>) -> String {
+fn interval_text(bounds: Option<IntervalBounds>, format: impl Fn(f64) -> String) -> String {
     bounds.map_or_else(
         || "–".to_owned(),
-        |b| format!("{} to {}", percent(b.low), percent(b.high)),
+        |b| format!("{} to {}", format(b.low), format(b.high)),
     )
 }
 
-struct ResultRow {
-    id: i64,
-    number: u32,
-    text: String,
-    epsilon: String,
-    n: u64,
-    share_yes: String,
+/// One share on a chart and in its table: a yes/no question's "Yes", or one option.
+struct ShareRow {
+    index: usize,
+    label: String,
+    reported: u64,
     estimate: String,
     chernoff: String,
     exact: String,
     anytime: String,
     has_data: bool,
-    y: String,
-    label_y: String,
+    bar_width: String,
+    low_x: String,
+    high_x: String,
+}
+
+fn share_row(
+    index: usize,
+    label: String,
+    reported: u64,
+    estimate_clipped: Option<f64>,
+    intervals: &Intervals,
+) -> ShareRow {
+    let chernoff = intervals.chernoff;
+    ShareRow {
+        index,
+        label,
+        reported,
+        estimate: estimate_clipped.map_or_else(|| "–".to_owned(), percent),
+        chernoff: interval_text(chernoff, percent),
+        exact: interval_text(intervals.exact, percent),
+        anytime: interval_text(intervals.anytime, percent),
+        has_data: estimate_clipped.is_some(),
+        bar_width: track_x(estimate_clipped.unwrap_or(0.0), 0.0, 1.0),
+        low_x: track_x(chernoff.map_or(0.0, |b| b.low), 0.0, 1.0),
+        high_x: track_x(chernoff.map_or(0.0, |b| b.high), 0.0, 1.0),
+    }
+}
+
+/// An ordinal question's mean level or a number's mean, on its scale.
+struct MeanView {
+    label: String,
+    min: f64,
+    max: f64,
+    /// Decimals the page shows (the script reads them from `data-decimals`).
+    decimals: usize,
+    axis: [String; 3],
+    estimate: String,
+    chernoff: String,
+    exact: String,
+    anytime: String,
+    has_data: bool,
     estimate_x: String,
     low_x: String,
     high_x: String,
 }
 
-struct Tick {
-    x: String,
+/// Enough decimals to tell apart a hundredth of the scale, no more.
+fn decimals(width: f64) -> usize {
+    match width {
+        w if w <= 10.0 => 2,
+        w if w <= 1000.0 => 1,
+        _ => 0,
+    }
+}
+
+fn mean_view(label: String, mean: &MeanResults) -> MeanView {
+    let (min, max) = (mean.min, mean.max);
+    let decimals = decimals(max - min);
+    let number = |value: f64| format!("{value:.decimals$}");
+    let chernoff = mean.intervals.chernoff;
+    MeanView {
+        label,
+        min,
+        max,
+        decimals,
+        axis: [number(min), number((min + max) / 2.0), number(max)],
+        estimate: mean.estimate_clipped.map_or_else(|| "–".to_owned(), number),
+        chernoff: interval_text(chernoff, number),
+        exact: interval_text(mean.intervals.exact, number),
+        anytime: interval_text(mean.intervals.anytime, number),
+        has_data: mean.estimate_clipped.is_some(),
+        estimate_x: track_x(mean.estimate_clipped.unwrap_or(min), min, max),
+        low_x: track_x(chernoff.map_or(min, |b| b.low), min, max),
+        high_x: track_x(chernoff.map_or(min, |b| b.high), min, max),
+    }
+}
+
+/// One question's results, as a card.
+struct QuestionCard {
+    id: i64,
+    number: u32,
+    text: String,
     label: String,
+    epsilon: String,
+    n: u64,
+    yes_no: bool,
+    /// Yes/no: the one share "Yes"; choice and ordinal: every option; number: none.
+    shares: Vec<ShareRow>,
+    mean: Option<MeanView>,
+    needed_5: u64,
+}
+
+/// The widest Chernoff half-width among the targets the planner sizes, as a fraction of
+/// each target's range: the "yes" share, every option's share, a number's mean.
+fn widest_half_width(question: &QuestionResults) -> Option<f64> {
+    let mut widths: Vec<f64> = question
+        .intervals
+        .chernoff
+        .iter()
+        .map(|b| b.half_width)
+        .collect();
+    for option in question.options.iter().flatten() {
+        widths.extend(option.intervals.chernoff.map(|b| b.half_width));
+    }
+    if question.question_type == QuestionType::Number {
+        if let Some(mean) = &question.mean {
+            widths.extend(
+                mean.intervals
+                    .chernoff
+                    .map(|b| b.half_width / (mean.max - mean.min)),
+            );
+        }
+    }
+    widths.into_iter().reduce(f64::max)
+}
+
+fn question_card(survey: &Survey, question: &QuestionResults) -> QuestionCard {
+    let design = survey
+        .questions
+        .iter()
+        .find(|q| q.id.get() == question.id)
+        .map(|q| design_label(&q.design))
+        .unwrap_or_default();
+    let mut shares = Vec::new();
+    if question.question_type == QuestionType::YesNo {
+        shares.push(share_row(
+            1,
+            "Yes".to_owned(),
+            question.reported_yes.unwrap_or(0),
+            question.estimate_clipped,
+            &question.intervals,
+        ));
+    }
+    for (index, option) in question.options.iter().flatten().enumerate() {
+        shares.push(share_row(
+            index,
+            option.label.clone(),
+            option.reported,
+            option.estimate_clipped,
+            &option.intervals,
+        ));
+    }
+    let mean = question.mean.as_ref().map(|mean| {
+        let label = match (question.question_type, question.options.as_deref()) {
+            (QuestionType::Ordinal, Some([first, .., last])) => format!(
+                "Mean level (1 = {} … {} = {})",
+                first.label,
+                question.options.as_ref().map_or(0, Vec::len),
+                last.label
+            ),
+            _ => format!("Mean (from {} to {})", mean.min, mean.max),
+        };
+        mean_view(label, mean)
+    });
+    QuestionCard {
+        id: question.id,
+        number: question.position + 1,
+        text: question.text.clone(),
+        label: design,
+        epsilon: format!("{:.2}", question.epsilon),
+        n: question.n,
+        yes_no: question.question_type == QuestionType::YesNo,
+        shares,
+        mean,
+        needed_5: question.respondents_needed_for_5_percent,
+    }
 }
 
 struct ResultsView {
@@ -74,14 +236,12 @@ struct ResultsView {
     choices: Vec<(u32, bool)>,
     respondents: u64,
     needed: u64,
+    needed_10: u64,
     progress_value: u64,
     widest_half_width: String,
-    rows: Vec<ResultRow>,
-    chart_height: String,
-    axis_bottom: String,
-    ticks: Vec<Tick>,
-    chart_left: f64,
-    chart_width: f64,
+    cards: Vec<QuestionCard>,
+    track_left: f64,
+    track_width: f64,
     respondent_link: String,
 }
 
@@ -90,49 +250,24 @@ fn results_view(
     survey: &Survey,
     results: &SurveyResults,
 ) -> Result<ResultsView, AppError> {
-    let rows: Vec<ResultRow> = results
+    let cards = results
         .questions
         .iter()
-        .enumerate()
-        .map(|(index, question)| {
-            let y = CHART_TOP + CHART_ROW * index as f64 + CHART_ROW / 2.0;
-            let chernoff = question.intervals.chernoff;
-            ResultRow {
-                id: question.id,
-                number: question.position + 1,
-                text: question.text.clone(),
-                epsilon: format!("{:.2}", question.epsilon),
-                n: question.n,
-                share_yes: if question.n == 0 {
-                    "–".to_owned()
-                } else {
-                    percent(question.reported_yes.unwrap_or(0) as f64 / question.n as f64)
-                },
-                estimate: question
-                    .estimate_clipped
-                    .map_or_else(|| "–".to_owned(), percent),
-                chernoff: interval_text(chernoff),
-                exact: interval_text(question.intervals.exact),
-                anytime: interval_text(question.intervals.anytime),
-                has_data: question.estimate_clipped.is_some(),
-                y: format!("{y:.1}"),
-                label_y: format!("{:.1}", y + 5.0),
-                estimate_x: chart_x(question.estimate_clipped.unwrap_or(0.0)),
-                low_x: chart_x(chernoff.map_or(0.0, |b| b.low)),
-                high_x: chart_x(chernoff.map_or(0.0, |b| b.high)),
-            }
-        })
+        .map(|question| question_card(survey, question))
         .collect();
     let respondents = results.questions.iter().map(|q| q.n).max().unwrap_or(0);
     let needed = results.respondents_needed_for_5_percent.max(1);
+    let confidence = Confidence::new(results.confidence).map_err(AppError::internal)?;
+    let needed_10 = survey
+        .questions
+        .iter()
+        .map(|q| respondents_needed_within(&q.design, PLANNED_HALF_WIDTHS[1], confidence))
+        .try_fold(0, |most, needed| Ok::<_, AppError>(most.max(needed?)))?;
     let widest = results
         .questions
         .iter()
-        .filter_map(|q| q.intervals.chernoff.map(|b| b.half_width))
-        .fold(None, |widest: Option<f64>, h| {
-            Some(widest.map_or(h, |w| w.max(h)))
-        });
-    let axis_bottom = CHART_TOP + CHART_ROW * rows.len() as f64;
+        .filter_map(widest_half_width)
+        .reduce(f64::max);
     let confidence_percent = (results.confidence * 100.0).round() as u32;
     Ok(ResultsView {
         slug: survey.slug.to_string(),
@@ -150,21 +285,13 @@ fn results_view(
             .collect(),
         respondents,
         needed,
+        needed_10,
         progress_value: respondents.min(needed),
         widest_half_width: widest.map_or_else(|| "–".to_owned(), |h| format!("±{}", percent(h))),
-        chart_height: format!("{:.0}", axis_bottom + 24.0),
-        axis_bottom: format!("{axis_bottom:.1}"),
-        ticks: [0.0, 0.25, 0.5, 0.75, 1.0]
-            .iter()
-            .map(|&fraction| Tick {
-                x: chart_x(fraction),
-                label: format!("{:.0} %", fraction * 100.0),
-            })
-            .collect(),
-        chart_left: CHART_LEFT,
-        chart_width: CHART_WIDTH,
+        cards,
+        track_left: TRACK_LEFT,
+        track_width: TRACK_WIDTH,
         respondent_link: respondent_link(request, &survey.slug)?,
-        rows,
     })
 }
 
