@@ -35,6 +35,7 @@
     const designSelect = editor.querySelector("[data-design-name]");
     const meaning = editor.querySelector("[data-figures]");
     const refusal = meaning.querySelector("[data-figures-error]");
+    const values = meaning.querySelector("[data-figures-values]");
     const url = editor.dataset.figuresUrl;
     let timer = null;
     let asked = 0;
@@ -65,6 +66,7 @@
     function showFigures(figures) {
       refusal.hidden = true;
       refusal.textContent = "";
+      values.hidden = false;
       setText(meaning, '[data-figure="summary"]', figures.summary);
       setText(meaning, '[data-figure="epsilon"]', figures.display.epsilon);
       setText(meaning, '[data-figure="truth"]', figures.display.truth_probability);
@@ -78,6 +80,7 @@
     function showRefusal(message) {
       refusal.textContent = message;
       refusal.hidden = false;
+      values.hidden = true;
       ["summary", "observer", "planner-target"].forEach(function (name) {
         setText(meaning, '[data-figure="' + name + '"]', "");
       });

@@ -239,10 +239,12 @@ test('switching type and design shows the inputs that apply and the server’s l
   await page.locator('#new-forced_no').fill('0');
   const refusal = page.locator('#meaning-new [data-figures-error]');
   await refusal.filter({ hasText: 'a report of No would prove the true answer is No' }).waitFor();
+  assert.equal(await page.locator('#meaning-new [data-figures-values]').isVisible(), false, 'no figures for it');
   assert.equal(await figure(page, 'needed-5').textContent(), '–');
   await page.locator('#new-forced_no').fill('0.1');
   await page.locator('#new-forced_yes').fill('0.2');
   await refusal.waitFor({ state: 'hidden' });
+  await page.locator('#meaning-new [data-figures-values]').waitFor();
 
   // Unrelated question and number show their own inputs.
   await page.locator('#new-design').selectOption('unrelated_question');
