@@ -441,7 +441,10 @@ async fn a_researcher_builds_a_survey_of_every_type_and_design_through_the_build
         builder.contains(">83.5 %</output>"),
         "forced response 0.67/0.165/0.165 reports the truth 83.5 % of the time"
     );
-    assert!(builder.contains("otherwise it reports Yes (16.5 %) or No (16.5 %)"));
+    assert!(
+        builder.contains("otherwise it answers Yes (16.5 %) or No (16.5 %) whatever your answer"),
+        "the respondent's own explanation"
+    );
     assert!(builder.contains("of the range from 0 to 30, for the mean"));
     assert!(builder.contains("Never\nMonthly\nWeekly\nDaily</textarea>"));
     assert!(!builder.contains("Required"), "every question is answered");

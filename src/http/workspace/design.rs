@@ -12,11 +12,10 @@ use serde::{Deserialize, Serialize};
 use super::percent;
 use crate::domain::{DesignFields, DesignName, QuestionDesign, QuestionType};
 use crate::error::AppError;
+use crate::explain::{explain, EXPLAINED_PRIOR};
 use crate::http::auth::Owner;
 use crate::results::{respondents_needed_within, PLANNING_HALF_WIDTH};
 
-/// The prior of the observer in the builder's explanation (as on the respondent's form).
-pub const EXPLAINED_PRIOR: f64 = 0.10;
 /// The confidence level of the builder's planner.
 pub const PLANNING_CONFIDENCE: f64 = 0.95;
 /// The two precisions the workspace's planners size for, as fractions of the target's
@@ -240,7 +239,7 @@ pub struct DesignFigures {
     pub respondents_needed_5: u64,
     /// … and of ±10 %.
     pub respondents_needed_10: u64,
-    /// The design in one plain sentence.
+    /// The design in one plain sentence, as the respondent's form says it.
     pub summary: String,
     /// What the planner's percentages are of.
     pub planner_target: String,
@@ -293,46 +292,6 @@ fn plain(value: f64) -> String {
     format!("{value}")
 }
 
-fn summary(design: &QuestionDesign) -> String {
-    let fields = design.fields();
-    let matrix = design.mechanism().matrix();
-    let given = |value: Option<f64>| percent(value.unwrap_or_default());
-    match design.design_name() {
-        DesignName::Mirrored => format!(
-            "The device reports the true answer {} of the time and the opposite answer \
-             otherwise.",
-            percent(design.truth_probability())
-        ),
-        DesignName::ForcedResponse => format!(
-            "The device reports the true answer {} of the time; otherwise it reports Yes \
-             ({}) or No ({}) whatever the truth.",
-            given(fields.answer_truthfully),
-            given(fields.forced_yes),
-            given(fields.forced_no)
-        ),
-        DesignName::UnrelatedQuestion => format!(
-            "The device reports the true answer {} of the time; otherwise it answers a \
-             simulated question whose answer is Yes {} of the time.",
-            given(fields.answer_truthfully),
-            given(fields.innocuous_yes)
-        ),
-        DesignName::KAry => format!(
-            "The device reports the true option {} of the time and each of the {} other \
-             options {} of the time.",
-            percent(matrix.probability(0, 0)),
-            matrix.answers() - 1,
-            percent(matrix.probability(0, 1))
-        ),
-        DesignName::TwoEnds => format!(
-            "The device rounds the number at random to {} or {} (keeping its mean), then \
-             reports that end {} of the time and the other end otherwise.",
-            plain(fields.min.unwrap_or_default()),
-            plain(fields.max.unwrap_or_default()),
-            percent(design.truth_probability())
-        ),
-    }
-}
-
 fn planner_target(design: &QuestionDesign) -> String {
     let fields = design.fields();
     match design.question_type() {
@@ -377,7 +336,7 @@ impl DesignFigures {
             confidence: PLANNING_CONFIDENCE,
             respondents_needed_5: five,
             respondents_needed_10: ten,
-            summary: summary(design),
+            summary: explain(design)?.plain,
             planner_target: planner_target(design),
             observer: observer(design, posterior),
             display: FiguresDisplay {
