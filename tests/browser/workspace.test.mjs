@@ -145,7 +145,7 @@ test('a researcher signs up, builds, opens and watches a survey live', { timeout
   const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#export-csv').click()]);
   const csv = await readFile(await download.path(), 'utf8');
   const lines = csv.trim().split('\n');
-  assert.equal(lines[0], 'record_id,question_id,epsilon,truth_probability,report,unbiased_value');
+  assert.equal(lines[0], 'record_id,question_id,epsilon,truth_probability,report,unbiased_value,type,option_values');
   assert.equal(lines.length, 1 + 300 * 3);
 
   // Present mode: the QR code decodes to the respondent link.
