@@ -5,7 +5,7 @@ use randomized_response::{Bounds, Confidence, Design, PerRecordEstimator};
 use serde::{Deserialize, Serialize};
 
 use crate::db::queries::QuestionCounts;
-use crate::domain::{DesignName, Question, QuestionType, Survey};
+use crate::domain::{DesignName, Question, QuestionDesign, QuestionType, Survey};
 use crate::error::AppError;
 
 /// The half-width the planner reports respondents for: ±5 percentage points of a share, or
@@ -174,33 +174,47 @@ pub fn mean_level_estimator(design: &Design) -> PerRecordEstimator {
 /// The per-question planner: respondents for a Chernoff half-width of 5 % of the target's
 /// range (every option of a choice or ordinal question, the mean of a number).
 pub fn respondents_needed(question: &Question, confidence: Confidence) -> Result<u64, AppError> {
-    let estimators = planning_estimators(question)?;
+    respondents_needed_within(&question.design, PLANNING_HALF_WIDTH, confidence)
+}
+
+/// The planner for any design: respondents for a Chernoff half-width of `fraction` of the
+/// target's range at `confidence` (0.05 is ±5 percentage points of a share, or ±5 % of a
+/// number's range). A yes/no question sizes its "yes" share, a choice or ordinal question
+/// every option's share (the largest wins), a number its mean.
+pub fn respondents_needed_within(
+    design: &QuestionDesign,
+    fraction: f64,
+    confidence: Confidence,
+) -> Result<u64, AppError> {
+    let estimators = planning_estimators(design)?;
     estimators
         .iter()
         .map(|(estimator, range)| {
             estimator
-                .respondents_needed(PLANNING_HALF_WIDTH * range, confidence)
+                .respondents_needed(fraction * range, confidence)
                 .map_err(AppError::internal)
         })
         .try_fold(0, |most, needed| Ok(most.max(needed?)))
 }
 
 /// The estimators the planner sizes for, each with its target's range width.
-fn planning_estimators(question: &Question) -> Result<Vec<(PerRecordEstimator, f64)>, AppError> {
-    let mechanism = question.design.mechanism();
+fn planning_estimators(
+    design: &QuestionDesign,
+) -> Result<Vec<(PerRecordEstimator, f64)>, AppError> {
+    let mechanism = design.mechanism();
     if let Some(mean) = mechanism.mean_estimator(false) {
         let (low, high) = mean.target_range();
         return Ok(vec![(mean, high - low)]);
     }
-    let design = mechanism.matrix();
-    let options: Vec<usize> = match question.design.question_type() {
+    let matrix = mechanism.matrix();
+    let options: Vec<usize> = match design.question_type() {
         QuestionType::YesNo => vec![Design::YES],
-        _ => (0..design.answers()).collect(),
+        _ => (0..matrix.answers()).collect(),
     };
     options
         .into_iter()
         .map(|option| {
-            design
+            matrix
                 .option_estimator(option)
                 .map(|estimator| (estimator, 1.0))
                 .map_err(AppError::internal)

@@ -1,91 +1,158 @@
-// Deniable's researcher workspace: what ε means while it is typed (the builder), and live
-// results (results page and present mode) refreshed from the results JSON. No framework;
-// everything the page shows is also rendered by the server, so it works without this file.
+// Deniable's researcher workspace: the builder's type and design inputs shown as they apply,
+// with what the design means asked of the server while it is typed; and live results
+// (results page and present mode) refreshed from the results JSON. No framework, and no
+// formula: every figure comes from the server (the randomized-response crate), every
+// position on a chart from the chart's data- attributes. Everything the page shows is also
+// rendered by the server, so the pages work without this file.
 "use strict";
 
 (function () {
-  // --- the builder: the same formulas as the randomized-response crate
-  const PRIOR = 0.1;
-  const BETA_95 = 0.05;
+  // --- the builder ---------------------------------------------------------------------
+  const DEBOUNCE_MS = 250;
 
-  function figures(epsilon) {
-    const p = Math.exp(epsilon) / (1 + Math.exp(epsilon));
-    const q = 1 - p;
-    const r = 2 * p - 1; // tanh(ε/2)
-    const needed = function (halfWidth) {
-      return Math.ceil(Math.log(2 / BETA_95) / (2 * halfWidth * halfWidth * r * r));
-    };
-    return {
-      truth: p,
-      posterior: (PRIOR * p) / (PRIOR * p + (1 - PRIOR) * q),
-      needed5: needed(0.05),
-      needed10: needed(0.1),
-    };
+  function setText(root, selector, text) {
+    root.querySelectorAll(selector).forEach(function (element) {
+      element.textContent = text;
+    });
   }
+
+  // The survey's total ε: the sum of the saved questions' current ε ("–" while one is refused).
+  function updateTotal() {
+    const total = document.querySelector("[data-total-epsilon]");
+    if (!total) return;
+    let sum = 0;
+    let complete = true;
+    document.querySelectorAll(".questions [data-figures]").forEach(function (meaning) {
+      const epsilon = parseFloat(meaning.dataset.epsilon);
+      if (Number.isFinite(epsilon)) sum += epsilon;
+      else complete = false;
+    });
+    total.textContent = complete ? sum.toFixed(2) : "–";
+  }
+
+  function setUpEditor(editor) {
+    const typeSelect = editor.querySelector("[data-design-type]");
+    const designSelect = editor.querySelector("[data-design-name]");
+    const meaning = editor.querySelector("[data-figures]");
+    const refusal = meaning.querySelector("[data-figures-error]");
+    const values = meaning.querySelector("[data-figures-values]");
+    const url = editor.dataset.figuresUrl;
+    let timer = null;
+    let asked = 0;
+
+    editor.querySelectorAll("[data-no-js-hint]").forEach(function (hint) {
+      hint.hidden = true;
+    });
+
+    // "type:design", as the inputs' data-applies name them; a type with one design says
+    // which on its option.
+    function chosen() {
+      const option = typeSelect.options[typeSelect.selectedIndex];
+      return typeSelect.value + ":" + (option.dataset.design || designSelect.value);
+    }
+
+    function showInputs() {
+      const current = chosen();
+      editor.querySelectorAll("[data-applies]").forEach(function (group) {
+        const applies = group.dataset.applies.split(" ").indexOf(current) !== -1;
+        group.hidden = !applies;
+        // A hidden input is not sent either.
+        group.querySelectorAll("input, select, textarea").forEach(function (input) {
+          input.disabled = !applies;
+        });
+      });
+    }
+
+    function showFigures(figures) {
+      refusal.hidden = true;
+      refusal.textContent = "";
+      values.hidden = false;
+      setText(meaning, '[data-figure="summary"]', figures.summary);
+      setText(meaning, '[data-figure="epsilon"]', figures.display.epsilon);
+      setText(meaning, '[data-figure="truth"]', figures.display.truth_probability);
+      setText(meaning, '[data-figure="observer"]', figures.observer);
+      setText(meaning, '[data-figure="needed-5"]', figures.display.respondents_needed_5);
+      setText(meaning, '[data-figure="needed-10"]', figures.display.respondents_needed_10);
+      setText(meaning, '[data-figure="planner-target"]', figures.planner_target);
+      meaning.dataset.epsilon = String(figures.epsilon);
+    }
+
+    function showRefusal(message) {
+      refusal.textContent = message;
+      refusal.hidden = false;
+      values.hidden = true;
+      ["summary", "observer", "planner-target"].forEach(function (name) {
+        setText(meaning, '[data-figure="' + name + '"]', "");
+      });
+      ["epsilon", "truth", "needed-5", "needed-10"].forEach(function (name) {
+        setText(meaning, '[data-figure="' + name + '"]', "–");
+      });
+      meaning.dataset.epsilon = "";
+    }
+
+    async function refresh() {
+      const ticket = ++asked;
+      const query = new URLSearchParams();
+      editor.querySelectorAll("[data-design-input]").forEach(function (input) {
+        if (!input.disabled) query.append(input.name, input.value);
+      });
+      try {
+        const response = await fetch(url + "?" + query.toString(), {
+          credentials: "same-origin",
+          cache: "no-store",
+          headers: { Accept: "application/json" },
+        });
+        const body = await response.json();
+        if (ticket !== asked) return; // a newer question was asked meanwhile
+        if (response.ok) showFigures(body);
+        else showRefusal(body.error ? body.error.message : "HTTP " + response.status);
+      } catch (_) {
+        if (ticket !== asked) return;
+        showRefusal("The figures could not be fetched; saving the question shows them.");
+      } finally {
+        if (ticket === asked) {
+          meaning.removeAttribute("aria-busy");
+          meaning.dataset.asked = String(ticket);
+          updateTotal();
+        }
+      }
+    }
+
+    function schedule() {
+      meaning.setAttribute("aria-busy", "true");
+      window.clearTimeout(timer);
+      timer = window.setTimeout(refresh, DEBOUNCE_MS);
+    }
+
+    editor.addEventListener("input", function (event) {
+      if (!event.target.matches("[data-design-input]")) return;
+      if (event.target === typeSelect || event.target === designSelect) showInputs();
+      schedule();
+    });
+    editor.addEventListener("change", function (event) {
+      if (event.target === typeSelect || event.target === designSelect) {
+        showInputs();
+        schedule();
+      }
+    });
+    showInputs();
+  }
+
+  if (window.fetch) document.querySelectorAll("[data-design-editor]").forEach(setUpEditor);
+
+  // --- live results --------------------------------------------------------------------
+  const live = document.getElementById("live-results");
+  if (!live || !window.fetch) return;
+  const url = live.dataset.resultsUrl;
+  const note = document.getElementById("refresh-note");
+  const REFRESH_MS = 3000;
 
   function percent(fraction) {
     return (fraction * 100).toFixed(1) + " %";
   }
 
-  function validEpsilon(value) {
-    return Number.isFinite(value) && value >= 0.01 && value <= 20;
-  }
-
-  function explain(input) {
-    const meaning = document.getElementById(input.getAttribute("aria-describedby"));
-    if (!meaning) return;
-    const epsilon = parseFloat(input.value);
-    const set = function (selector, text) {
-      const output = meaning.querySelector(selector);
-      if (output) output.textContent = text;
-    };
-    if (!validEpsilon(epsilon)) {
-      ["[data-truth]", "[data-posterior]", "[data-needed-5]", "[data-needed-10]"].forEach(
-        function (selector) { set(selector, "–"); });
-      return;
-    }
-    const f = figures(epsilon);
-    set("[data-truth]", percent(f.truth));
-    set("[data-posterior]", percent(f.posterior));
-    set("[data-needed-5]", String(f.needed5));
-    set("[data-needed-10]", String(f.needed10));
-  }
-
-  function updateTotal() {
-    const total = document.querySelector("[data-total-epsilon]");
-    if (!total) return;
-    let sum = 0;
-    document.querySelectorAll("input[data-epsilon]:not([data-new-question])").forEach(function (input) {
-      const epsilon = parseFloat(input.value);
-      if (validEpsilon(epsilon)) sum += epsilon;
-    });
-    total.textContent = sum.toFixed(2);
-  }
-
-  document.querySelectorAll("input[data-epsilon]").forEach(function (input) {
-    explain(input);
-    input.addEventListener("input", function () {
-      explain(input);
-      updateTotal();
-    });
-  });
-
-  // --- live results
-  const live = document.getElementById("live-results");
-  if (!live || !window.fetch) return;
-  const url = live.dataset.resultsUrl;
-  const chart = document.getElementById("estimates-chart");
-  const note = document.getElementById("refresh-note");
-  const REFRESH_MS = 3000;
-
-  function interval(bounds) {
-    return bounds ? percent(bounds.low) + " to " + percent(bounds.high) : "–";
-  }
-
-  function chartX(fraction) {
-    const left = parseFloat(chart.dataset.left);
-    const width = parseFloat(chart.dataset.width);
-    return (left + Math.min(1, Math.max(0, fraction)) * width).toFixed(1);
+  function interval(bounds, format) {
+    return bounds ? format(bounds.low) + " to " + format(bounds.high) : "–";
   }
 
   function setAll(root, field, text) {
@@ -94,34 +161,98 @@
     });
   }
 
+  // A value's x on a chart's track, from the geometry the server put on the track.
+  function trackX(track, value) {
+    const left = parseFloat(track.dataset.left);
+    const width = parseFloat(track.dataset.width);
+    const min = parseFloat(track.dataset.min);
+    const max = parseFloat(track.dataset.max);
+    const fraction = Math.min(1, Math.max(0, (value - min) / (max - min)));
+    return left + fraction * width;
+  }
+
+  function draw(scope, estimate, chernoff) {
+    scope.querySelectorAll("svg.track").forEach(function (track) {
+      const shown = estimate !== null && chernoff;
+      track.querySelectorAll("[data-bar], [data-interval], [data-mark]").forEach(function (part) {
+        if (shown) part.removeAttribute("visibility");
+        else part.setAttribute("visibility", "hidden");
+      });
+      if (!shown) return;
+      const bar = track.querySelector("[data-bar]");
+      if (bar) {
+        const start = trackX(track, parseFloat(track.dataset.min));
+        bar.setAttribute("width", (trackX(track, estimate) - start).toFixed(2));
+      }
+      const line = track.querySelector("[data-interval]");
+      if (line) {
+        line.setAttribute("x1", trackX(track, chernoff.low).toFixed(2));
+        line.setAttribute("x2", trackX(track, chernoff.high).toFixed(2));
+      }
+      const mark = track.querySelector("[data-mark]");
+      if (mark) {
+        const x = trackX(track, estimate).toFixed(2);
+        mark.setAttribute("x1", x);
+        mark.setAttribute("x2", x);
+      }
+    });
+  }
+
+  // One share (a yes/no question's "Yes", or an option): its table row, chart row and
+  // present mode's headline, all marked data-option="<report index>".
+  function showShare(card, index, reported, estimate, intervals) {
+    card.querySelectorAll('[data-option="' + index + '"]').forEach(function (scope) {
+      setAll(scope, "reported", String(reported));
+      setAll(scope, "estimate", estimate === null ? "–" : percent(estimate));
+      setAll(scope, "chernoff", interval(intervals.chernoff, percent));
+      setAll(scope, "exact", interval(intervals.exact, percent));
+      setAll(scope, "anytime", interval(intervals.anytime, percent));
+      draw(scope, estimate, intervals.chernoff);
+    });
+  }
+
+  function showMean(card, mean) {
+    card.querySelectorAll("[data-mean]").forEach(function (scope) {
+      const decimals = parseInt(scope.dataset.decimals, 10) || 0;
+      const format = function (value) {
+        return value.toFixed(decimals);
+      };
+      setAll(scope, "estimate", mean.estimate_clipped === null ? "–" : format(mean.estimate_clipped));
+      setAll(scope, "chernoff", interval(mean.intervals.chernoff, format));
+      setAll(scope, "exact", interval(mean.intervals.exact, format));
+      setAll(scope, "anytime", interval(mean.intervals.anytime, format));
+      draw(scope, mean.estimate_clipped, mean.intervals.chernoff);
+    });
+  }
+
   function show(results) {
     let respondents = 0;
     let widest = null;
+    // The planner's targets: a share, or a number's mean as a fraction of its range.
+    const widen = function (bounds, range) {
+      if (!bounds) return;
+      const width = bounds.half_width / range;
+      widest = widest === null ? width : Math.max(widest, width);
+    };
     results.questions.forEach(function (question) {
       respondents = Math.max(respondents, question.n);
-      const chernoff = question.intervals.chernoff;
-      if (chernoff) widest = widest === null ? chernoff.half_width : Math.max(widest, chernoff.half_width);
-      document.querySelectorAll('[data-question="' + question.id + '"]').forEach(function (row) {
-        setAll(row, "n", String(question.n));
-        setAll(row, "share", question.n ? percent(question.reported_yes / question.n) : "–");
-        setAll(row, "estimate", question.estimate_clipped === null ? "–" : percent(question.estimate_clipped));
-        setAll(row, "chernoff", interval(chernoff));
-        setAll(row, "exact", interval(question.intervals.exact));
-        setAll(row, "anytime", interval(question.intervals.anytime));
+      widen(question.intervals.chernoff, 1);
+      (question.options || []).forEach(function (option) {
+        widen(option.intervals.chernoff, 1);
       });
-      if (chart && chernoff && question.estimate_clipped !== null) {
-        const bar = document.getElementById("bar-" + question.id);
-        const dot = document.getElementById("dot-" + question.id);
-        if (bar) {
-          bar.setAttribute("x1", chartX(chernoff.low));
-          bar.setAttribute("x2", chartX(chernoff.high));
-          bar.removeAttribute("visibility");
-        }
-        if (dot) {
-          dot.setAttribute("cx", chartX(question.estimate_clipped));
-          dot.removeAttribute("visibility");
-        }
+      if (question.type === "number" && question.mean) {
+        widen(question.mean.intervals.chernoff, question.mean.max - question.mean.min);
       }
+      document.querySelectorAll('[data-question="' + question.id + '"]').forEach(function (card) {
+        setAll(card, "n", String(question.n));
+        if (question.type === "yes_no") {
+          showShare(card, 1, question.reported_yes, question.estimate_clipped, question.intervals);
+        }
+        (question.options || []).forEach(function (option, index) {
+          showShare(card, index, option.reported, option.estimate_clipped, option.intervals);
+        });
+        if (question.mean) showMean(card, question.mean);
+      });
     });
     setAll(document, "respondents", String(respondents));
     setAll(document, "status", results.status);

@@ -299,6 +299,7 @@ fn workspace_routes(config: &mut web::ServiceConfig) {
         .service(resource("/surveys/{slug}/results.json").get(w::live_results))
         .service(resource("/surveys/{slug}/present").get(w::present))
         .service(resource("/surveys/{slug}/invitations").post(w::download_invitations))
+        .service(resource("/designs/figures").get(w::design_figures))
         .service(resource("/account").get(w::account))
         .service(resource("/account/tokens").post(w::create_token))
         .service(resource("/account/tokens/{hash}/revoke").post(w::revoke_token))

@@ -46,8 +46,8 @@ a request body take none at all); a body must arrive in full within 10 s of the 
 other method on a documented path is a 405.
 
 **Left out:** the researchers' workspace, HTML pages and their forms for people in a browser \
-(`/`, `/login`, `/logout`, `/setup/{token}`, `/surveys/...`, `/account/...`). Everything a \
-script needs is here.";
+(`/`, `/login`, `/logout`, `/setup/{token}`, `/surveys/...`, `/account/...`, and the \
+builder's `/designs/figures`). Everything a script needs is here.";
 
 #[derive(OpenApi)]
 #[openapi(

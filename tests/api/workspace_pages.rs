@@ -1,8 +1,9 @@
 //! The researcher's workspace in the browser, page by page: builder, preview, opening,
 //! live results (HTML and the JSON API with the session cookie), exports, tokens.
 
-use crate::common::spawn_app;
-use crate::workspace::{question_ids, signed_in};
+use crate::common::{spawn_app, TestApp};
+use crate::workspace::{question_ids, signed_in, Browser};
+use randomized_response::{Confidence, Design, NumberDesign, PrivacyLevel};
 use serde_json::{json, Value};
 
 #[tokio::test]
@@ -98,7 +99,7 @@ async fn a_researcher_builds_a_draft_previews_it_opens_it_and_watches_results() 
     let results = researcher
         .get_html(&format!("/surveys/{slug}/results?confidence=0.99"))
         .await;
-    assert!(results.contains("<td data-field=\"n\">0</td>"));
+    assert!(results.contains("data-field=\"n\">0</span>"));
     for answer in [0, 1, 0, 1, 0, 1] {
         app.submit_ok(
             &slug,
@@ -109,11 +110,11 @@ async fn a_researcher_builds_a_draft_previews_it_opens_it_and_watches_results() 
     let results = researcher
         .get_html(&format!("/surveys/{slug}/results?confidence=0.99"))
         .await;
-    assert!(results.contains("<td data-field=\"n\">10</td>"));
+    assert!(results.contains("data-field=\"n\">10</span>"));
     assert!(results.contains("option value=\"0.99\" selected"));
     assert!(results.contains("exact for this sample size"));
     assert!(results.contains("stays valid however often you look"));
-    assert!(results.contains("<svg id=\"estimates-chart\""));
+    assert!(results.contains("<svg class=\"track\""));
     assert!(results.contains(&format!("/s/{slug}")));
 
     // The JSON API works with the session cookie too.
@@ -301,4 +302,598 @@ async fn a_survey_open_to_anyone_offers_no_invitations_and_refuses_to_make_them(
         .await
         .unwrap()
         .contains("without `requires_invitation`"));
+}
+
+/// Every input of a builder form's type and design, as a browser without the page's script
+/// sends them (the inputs of the other designs included), with `chosen` in place.
+fn design_inputs<'a>(chosen: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
+    let mut inputs = vec![
+        ("type", "yes_no"),
+        ("design", "mirrored"),
+        ("epsilon", "1"),
+        ("answer_truthfully", "0.7"),
+        ("forced_yes", "0.15"),
+        ("forced_no", "0.15"),
+        ("innocuous_yes", "0.5"),
+        ("options", ""),
+        ("min", "0"),
+        ("max", "10"),
+    ];
+    for (name, value) in chosen {
+        let input = inputs
+            .iter_mut()
+            .find(|(input, _)| input == name)
+            .unwrap_or_else(|| panic!("no input {name}"));
+        input.1 = value;
+    }
+    inputs
+}
+
+/// One question of each type and yes/no design, as the builder's forms take them.
+const EVERY_TYPE: [(&str, &[(&str, &str)]); 6] = [
+    (
+        "How often do you gamble?",
+        &[
+            ("type", "choice"),
+            ("epsilon", "1.5"),
+            ("options", "Never\r\nMonthly\r\nWeekly\r\nDaily\r\n"),
+        ],
+    ),
+    (
+        "Have you used a study drug?",
+        &[
+            ("design", "forced_response"),
+            ("answer_truthfully", "0.67"),
+            ("forced_yes", "0.165"),
+            ("forced_no", "0.165"),
+        ],
+    ),
+    (
+        "Have you cheated on an exam?",
+        &[
+            ("design", "unrelated_question"),
+            ("answer_truthfully", "0.7"),
+            ("innocuous_yes", "0.5"),
+        ],
+    ),
+    (
+        "Cheating is common here.",
+        &[
+            ("type", "ordinal"),
+            ("epsilon", "2"),
+            (
+                "options",
+                "Strongly disagree\nDisagree\nNeutral\nAgree\nStrongly agree",
+            ),
+        ],
+    ),
+    (
+        "How many drinks did you have last week?",
+        &[
+            ("type", "number"),
+            ("epsilon", "1"),
+            ("min", "0"),
+            ("max", "30"),
+        ],
+    ),
+    (
+        "Have you ever shoplifted?",
+        &[("design", "mirrored"), ("epsilon", "1.1")],
+    ),
+];
+
+/// A draft with one question of each type and design, built through the surveys page and
+/// the builder's add form; its slug.
+async fn build_every_type(researcher: &mut Browser) -> String {
+    let (first, chosen) = EVERY_TYPE[0];
+    let mut form = vec![
+        ("title", "Campus life"),
+        ("description", "Every type."),
+        ("question", first),
+    ];
+    form.extend(design_inputs(chosen));
+    let created = researcher.post_with_csrf("/surveys", &form).await;
+    assert_eq!(created.status(), 303, "{}", created.text().await.unwrap());
+    let location = created.headers()["location"].to_str().unwrap().to_owned();
+    let slug = location
+        .strip_prefix("/surveys/")
+        .and_then(|rest| rest.strip_suffix("/edit"))
+        .unwrap()
+        .to_owned();
+    for (text, chosen) in &EVERY_TYPE[1..] {
+        let mut form = vec![("text", *text)];
+        form.extend(design_inputs(chosen));
+        let added = researcher
+            .post_with_csrf(&format!("/surveys/{slug}/questions"), &form)
+            .await;
+        assert_eq!(
+            added.status(),
+            303,
+            "{text}: {}",
+            added.text().await.unwrap()
+        );
+    }
+    slug
+}
+
+async fn public_definition(app: &TestApp, slug: &str) -> Value {
+    let response = app
+        .client
+        .get(app.url(&format!("/api/surveys/{slug}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    response.json().await.unwrap()
+}
+
+#[tokio::test]
+async fn a_researcher_builds_a_survey_of_every_type_and_design_through_the_builders_forms() {
+    let app = spawn_app().await;
+    let mut researcher = signed_in(&app, "owner@example.org").await;
+    let slug = build_every_type(&mut researcher).await;
+
+    // The builder shows each saved design as chosen, with what it means.
+    let builder = researcher.get_html(&format!("/surveys/{slug}/edit")).await;
+    assert!(builder.contains("<option value=\"forced_response\" selected>"));
+    assert!(builder.contains("<option value=\"number\" data-design=\"two_ends\" selected>"));
+    assert!(
+        builder.contains(">83.5 %</output>"),
+        "forced response 0.67/0.165/0.165 reports the truth 83.5 % of the time"
+    );
+    assert!(
+        builder.contains("otherwise it answers Yes (16.5 %) or No (16.5 %) whatever your answer"),
+        "the respondent's own explanation"
+    );
+    assert!(builder.contains("of the range from 0 to 30, for the mean"));
+    assert!(builder.contains("Never\nMonthly\nWeekly\nDaily</textarea>"));
+    assert!(!builder.contains("Required"), "every question is answered");
+
+    // A saved question changes type: the mirrored yes/no question becomes a number.
+    let ids = question_ids(&app, &slug);
+    let mut form = vec![("text", "How many times have you shoplifted?")];
+    form.extend(design_inputs(&[
+        ("type", "number"),
+        ("epsilon", "0.5"),
+        ("min", "0"),
+        ("max", "5"),
+    ]));
+    let changed = researcher
+        .post_with_csrf(&format!("/surveys/{slug}/questions/{}", ids[5]), &form)
+        .await;
+    assert_eq!(changed.status(), 303);
+
+    // Opened, the public definition holds every type and design as typed.
+    let opened = researcher
+        .post_with_csrf(&format!("/surveys/{slug}/open"), &[])
+        .await;
+    assert_eq!(opened.status(), 303);
+    let definition = public_definition(&app, &slug).await;
+    let questions = definition["questions"].as_array().unwrap();
+    assert_eq!(questions.len(), EVERY_TYPE.len());
+    let kinds: Vec<(&str, &str)> = questions
+        .iter()
+        .map(|q| (q["type"].as_str().unwrap(), q["design"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("choice", "k_ary"),
+            ("yes_no", "forced_response"),
+            ("yes_no", "unrelated_question"),
+            ("ordinal", "k_ary"),
+            ("number", "two_ends"),
+            ("number", "two_ends"),
+        ]
+    );
+    assert_eq!(
+        questions[0]["options"],
+        json!(["Never", "Monthly", "Weekly", "Daily"]),
+        "one option per line, blank lines dropped"
+    );
+    assert_eq!(questions[1]["forced_no"], json!(0.165));
+    assert_eq!(
+        questions[1].get("min"),
+        None,
+        "the inputs of other designs are ignored"
+    );
+    assert_eq!(questions[3]["options"].as_array().unwrap().len(), 5);
+    assert_eq!(
+        (questions[4]["min"].clone(), questions[4]["max"].clone()),
+        (json!(0.0), json!(30.0))
+    );
+    let last = &questions[5];
+    assert_eq!(last["text"], "How many times have you shoplifted?");
+    assert_eq!(last["max"], json!(5.0));
+    assert_eq!(last["epsilon"], json!(0.5));
+}
+
+/// The `<input …>` or `<textarea …>…</textarea>` whose id is `id`.
+fn element<'a>(html: &'a str, id: &str) -> &'a str {
+    let start = html
+        .find(&format!("id=\"{id}\""))
+        .unwrap_or_else(|| panic!("no element {id}"));
+    let start = html[..start].rfind('<').unwrap();
+    let end = start + html[start..].find('>').unwrap();
+    &html[start..=end]
+}
+
+#[tokio::test]
+async fn an_infinite_epsilon_design_is_refused_with_its_reason_and_everything_typed_is_kept() {
+    let app = spawn_app().await;
+    let mut researcher = signed_in(&app, "owner@example.org").await;
+    let slug = researcher.create_draft("Refusals", "First?").await;
+
+    // Forced response without a forced "no": a reported No would prove a true No.
+    let mut form = vec![("text", "Have you driven after drinking?")];
+    form.extend(design_inputs(&[
+        ("design", "forced_response"),
+        ("answer_truthfully", "0.8"),
+        ("forced_yes", "0.2"),
+        ("forced_no", "0"),
+    ]));
+    let refused = researcher
+        .post_with_csrf(&format!("/surveys/{slug}/questions"), &form)
+        .await;
+    assert_eq!(refused.status(), 400);
+    let page = refused.text().await.unwrap();
+    let alert = element(&page, "error-new");
+    assert!(alert.contains("role=\"alert\""), "{alert}");
+    assert!(page.contains("a report of No would prove the true answer is No"));
+    assert!(page.contains(">Have you driven after drinking?</textarea>"));
+    assert!(page.contains("<option value=\"forced_response\" selected>"));
+    for (id, value) in [
+        ("new-answer_truthfully", "0.8"),
+        ("new-forced_yes", "0.2"),
+        ("new-forced_no", "0"),
+    ] {
+        assert!(
+            element(&page, id).contains(&format!("value=\"{value}\"")),
+            "{id} keeps {value}"
+        );
+    }
+    assert_eq!(question_ids(&app, &slug).len(), 1, "nothing was added");
+
+    // The same on a saved question: an unrelated question that is always Yes.
+    let id = question_ids(&app, &slug)[0];
+    let mut form = vec![("text", "First, changed?")];
+    form.extend(design_inputs(&[
+        ("design", "unrelated_question"),
+        ("answer_truthfully", "0.6"),
+        ("innocuous_yes", "1"),
+    ]));
+    let refused = researcher
+        .post_with_csrf(&format!("/surveys/{slug}/questions/{id}"), &form)
+        .await;
+    assert_eq!(refused.status(), 400);
+    let page = refused.text().await.unwrap();
+    assert!(element(&page, &format!("error-q{id}")).contains("role=\"alert\""));
+    assert!(page.contains("a report of No would prove the true answer is No"));
+    assert!(page.contains(">First, changed?</textarea>"));
+    assert!(element(&page, &format!("q{id}-innocuous_yes")).contains("value=\"1\""));
+    let builder = researcher.get_html(&format!("/surveys/{slug}/edit")).await;
+    assert!(
+        builder.contains(">First?</textarea>"),
+        "the saved question is unchanged"
+    );
+
+    // And a new survey whose first question has one option only keeps its title.
+    let mut form = vec![
+        ("title", "Kept title"),
+        ("description", ""),
+        ("question", "Which one?"),
+    ];
+    form.extend(design_inputs(&[("type", "choice"), ("options", "Only")]));
+    let refused = researcher.post_with_csrf("/surveys", &form).await;
+    assert_eq!(refused.status(), 400);
+    let page = refused.text().await.unwrap();
+    assert!(page.contains("between 2 and 20 options"), "{page}");
+    assert!(element(&page, "new-title").contains("value=\"Kept title\""));
+    assert!(page.contains(">Only</textarea>"));
+}
+
+/// A figures query, the crate's design it describes (for a number, the matrix of its
+/// ends), and the crate's respondents for ±5 % and ±10 %.
+type FiguresCase = (Vec<(&'static str, &'static str)>, Design, [u64; 2]);
+
+/// What an observer's belief in any one answer, 10 % beforehand, can become after one
+/// report (Bayes' rule with the crate's realized matrix).
+fn observer_bound(design: &Design) -> f64 {
+    let answers = design.answers();
+    let mut most: f64 = 0.0;
+    for answer in 0..answers {
+        let prior: Vec<f64> = (0..answers)
+            .map(|t| {
+                if t == answer {
+                    0.1
+                } else {
+                    0.9 / (answers - 1) as f64
+                }
+            })
+            .collect();
+        for report in 0..answers {
+            most = most.max(design.posterior(&prior, report).unwrap().as_slice()[answer]);
+        }
+    }
+    most
+}
+
+#[tokio::test]
+async fn the_figures_route_gives_the_crates_numbers_for_every_design() {
+    let app = spawn_app().await;
+    let mut researcher = signed_in(&app, "owner@example.org").await;
+    let confidence = Confidence::new(0.95).unwrap();
+    let level = |epsilon: f64| PrivacyLevel::new(epsilon).unwrap();
+    let shares = |design: &Design, options: &[usize], fraction: f64| {
+        options
+            .iter()
+            .map(|&option| {
+                design
+                    .option_estimator(option)
+                    .unwrap()
+                    .respondents_needed(fraction, confidence)
+                    .unwrap()
+            })
+            .max()
+            .unwrap()
+    };
+    let number = NumberDesign::new(0.0, 30.0, level(1.0)).unwrap();
+    let cases: Vec<FiguresCase> = vec![
+        {
+            let design = Design::mirrored(level(1.1));
+            let needed = [0.05, 0.10].map(|f| shares(&design, &[Design::YES], f));
+            (vec![("epsilon", "1.1")], design, needed)
+        },
+        {
+            let design = Design::forced_response(0.67, 0.165, 0.165).unwrap();
+            let needed = [0.05, 0.10].map(|f| shares(&design, &[Design::YES], f));
+            (
+                vec![
+                    ("design", "forced_response"),
+                    ("answer_truthfully", "0.67"),
+                    ("forced_yes", "0.165"),
+                    ("forced_no", "0.165"),
+                ],
+                design,
+                needed,
+            )
+        },
+        {
+            let design = Design::unrelated_question(0.7, 0.5).unwrap();
+            let needed = [0.05, 0.10].map(|f| shares(&design, &[Design::YES], f));
+            (
+                vec![
+                    ("design", "unrelated_question"),
+                    ("answer_truthfully", "0.7"),
+                    ("innocuous_yes", "0.5"),
+                ],
+                design,
+                needed,
+            )
+        },
+        {
+            let design = Design::k_ary(4, level(1.5)).unwrap();
+            let needed = [0.05, 0.10].map(|f| shares(&design, &[0, 1, 2, 3], f));
+            (
+                vec![
+                    ("type", "choice"),
+                    ("epsilon", "1.5"),
+                    ("options", "a\nb\nc\nd"),
+                ],
+                design,
+                needed,
+            )
+        },
+        {
+            let design = Design::k_ary(5, level(2.0)).unwrap();
+            let needed = [0.05, 0.10].map(|f| shares(&design, &[0, 1, 2, 3, 4], f));
+            (
+                vec![
+                    ("type", "ordinal"),
+                    ("epsilon", "2"),
+                    ("options", "1\n2\n3\n4\n5"),
+                ],
+                design,
+                needed,
+            )
+        },
+        {
+            let mean = number.mean_estimator();
+            let needed =
+                [0.05, 0.10].map(|f| mean.respondents_needed(f * 30.0, confidence).unwrap());
+            (
+                vec![
+                    ("type", "number"),
+                    ("epsilon", "1"),
+                    ("min", "0"),
+                    ("max", "30"),
+                ],
+                number.ends().clone(),
+                needed,
+            )
+        },
+    ];
+    for (query, design, [five, ten]) in cases {
+        let request = researcher.request("GET", "/designs/figures").query(&query);
+        let response = researcher.send(request).await;
+        assert_eq!(response.status(), 200, "{query:?}");
+        assert_eq!(response.headers()["cache-control"], "no-store");
+        let figures: Value = response.json().await.unwrap();
+        assert_eq!(figures["epsilon"], json!(design.epsilon()), "{query:?}");
+        assert_eq!(
+            figures["truth_probability"],
+            json!(design.truth_probability()),
+            "{query:?}"
+        );
+        assert_eq!(figures["respondents_needed_5"], json!(five), "{query:?}");
+        assert_eq!(figures["respondents_needed_10"], json!(ten), "{query:?}");
+        let posterior = figures["posterior"].as_f64().unwrap();
+        assert!(
+            (posterior - observer_bound(&design)).abs() < 1e-12,
+            "{query:?}: {posterior}"
+        );
+        assert!(!figures["summary"].as_str().unwrap().is_empty());
+    }
+    // The mirrored planner is the crate's closed form, N ≥ ln(2/β) / (2 α² r²).
+    let request = researcher
+        .request("GET", "/designs/figures")
+        .query(&[("epsilon", "1")]);
+    let figures: Value = researcher.send(request).await.json().await.unwrap();
+    assert_eq!(
+        figures["respondents_needed_5"],
+        json!(randomized_response::respondents_needed(0.05, level(1.0), confidence).unwrap())
+    );
+
+    // An infinite ε is refused with what a report would prove.
+    let request = researcher.request("GET", "/designs/figures").query(&[
+        ("design", "forced_response"),
+        ("answer_truthfully", "0.8"),
+        ("forced_yes", "0.2"),
+        ("forced_no", "0"),
+    ]);
+    let refused = researcher.send(request).await;
+    assert_eq!(refused.status(), 400);
+    let body: Value = refused.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "invalid_design");
+    assert!(body["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("a report of No would prove the true answer is No"));
+
+    // Only for the signed in.
+    let stranger = app
+        .client
+        .get(app.url("/designs/figures?epsilon=1"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stranger.status(), 401);
+}
+
+/// The part of the results page about one question.
+fn result_card(html: &str, id: i64) -> &str {
+    let start = html
+        .find(&format!("id=\"result-{id}\""))
+        .unwrap_or_else(|| panic!("no card for question {id}"));
+    let end = html[start + 1..]
+        .find("class=\"card result\"")
+        .map_or(html.len(), |end| start + 1 + end);
+    &html[start..end]
+}
+
+fn percent(fraction: &Value) -> String {
+    format!("{:.1} %", fraction.as_f64().unwrap() * 100.0)
+}
+
+#[tokio::test]
+async fn the_results_page_shows_every_options_share_and_the_means_with_their_intervals() {
+    let app = spawn_app().await;
+    let mut researcher = signed_in(&app, "owner@example.org").await;
+    let slug = build_every_type(&mut researcher).await;
+    let opened = researcher
+        .post_with_csrf(&format!("/surveys/{slug}/open"), &[])
+        .await;
+    assert_eq!(opened.status(), 303);
+    let ids = question_ids(&app, &slug);
+    for respondent in 0..20u64 {
+        let answers: serde_json::Map<String, Value> = ids
+            .iter()
+            .zip([4, 2, 2, 5, 2, 2])
+            .map(|(id, reports)| (id.to_string(), json!(respondent % reports)))
+            .collect();
+        app.submit_ok(&slug, Value::Object(answers)).await;
+    }
+    let request = researcher.request("GET", &format!("/api/surveys/{slug}/results"));
+    let results: Value = researcher.send(request).await.json().await.unwrap();
+    let page = researcher
+        .get_html(&format!("/surveys/{slug}/results"))
+        .await;
+    assert!(page.contains(
+        "Every response answers every question, so each estimate covers everyone who has \
+         responded."
+    ));
+
+    // Choice: each option's reports, estimate and three intervals, in its row.
+    let choice = result_card(&page, ids[0]);
+    assert!(choice.contains("data-field=\"n\">20</span>"));
+    for (index, option) in results["questions"][0]["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+    {
+        let start = choice
+            .find(&format!("<tr data-option=\"{index}\">"))
+            .unwrap();
+        let row = &choice[start..start + choice[start..].find("</tr>").unwrap()];
+        let label = option["label"].as_str().unwrap();
+        assert!(
+            row.contains(&format!("<th scope=\"row\">{label}</th>")),
+            "{row}"
+        );
+        assert!(row.contains(&format!(
+            "data-field=\"reported\">{}</td>",
+            option["reported"]
+        )));
+        assert!(row.contains(&format!(
+            "data-field=\"estimate\">{}</td>",
+            percent(&option["estimate_clipped"])
+        )));
+        for kind in ["chernoff", "exact", "anytime"] {
+            let bounds = &option["intervals"][kind];
+            assert!(
+                row.contains(&format!(
+                    "data-field=\"{kind}\">{} to {}</td>",
+                    percent(&bounds["low"]),
+                    percent(&bounds["high"])
+                )),
+                "{kind}: {row}"
+            );
+        }
+        // Its bar on the chart.
+        assert!(choice.contains(&format!("<li class=\"bar-row\" data-option=\"{index}\">")));
+    }
+
+    // Ordinal: the options and the mean level on 1…5.
+    let ordinal = result_card(&page, ids[3]);
+    let mean = &results["questions"][3]["mean"];
+    assert!(ordinal.contains("Mean level (1 = Strongly disagree … 5 = Strongly agree)"));
+    assert!(ordinal.contains(&format!(
+        "data-field=\"estimate\">{:.2}</td>",
+        mean["estimate_clipped"].as_f64().unwrap()
+    )));
+    assert!(ordinal.contains("data-min=\"1\" data-max=\"5\""));
+    assert!(ordinal.contains("<tr data-option=\"4\">"));
+
+    // Number: the mean on its [min, max] scale, with its intervals.
+    let number = result_card(&page, ids[4]);
+    let mean = &results["questions"][4]["mean"];
+    let chernoff = &mean["intervals"]["chernoff"];
+    assert!(number.contains("Mean (from 0 to 30)"));
+    assert!(number.contains(&format!(
+        "data-field=\"chernoff\">{:.1} to {:.1}</td>",
+        chernoff["low"].as_f64().unwrap(),
+        chernoff["high"].as_f64().unwrap()
+    )));
+    assert!(number.contains("data-min=\"0\" data-max=\"30\""));
+    assert!(!number.contains("data-option"), "a number has no options");
+
+    // Yes/no keeps its share of "yes".
+    let forced = result_card(&page, ids[1]);
+    assert!(forced.contains("Yes/no, forced response"));
+    assert!(forced.contains(&format!(
+        "data-field=\"estimate\">{}</td>",
+        percent(&results["questions"][1]["estimate_clipped"])
+    )));
+
+    // The planner sizes every type; present mode shows the means too.
+    assert!(page.contains(&format!(
+        "<strong id=\"needed-5\">{}</strong>",
+        results["respondents_needed_for_5_percent"]
+    )));
+    let present = researcher
+        .get_html(&format!("/surveys/{slug}/present"))
+        .await;
+    assert!(present.contains("Mean (from 0 to 30)"));
+    assert!(present.contains("<li class=\"bar-row\" data-option=\"3\">"));
 }

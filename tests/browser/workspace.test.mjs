@@ -2,6 +2,8 @@
 // survey built, previewed and opened; 300 simulated respondents; live results that cover
 // the truths and refresh by themselves; the CSV download; present mode's QR code decoded.
 // Any dialog fails the test. Screenshots at 390 px and 1280 px go to target/screenshots/.
+// Then the builder's type and design inputs and their live figures (the page shows what
+// GET /designs/figures says), and a results page of a choice question at phone width.
 //
 // Run: cargo build --release && node --test tests/browser/  (or DENIABLE_BIN=path/to/deniable)
 
@@ -26,12 +28,33 @@ serverBinary();
 
 let server;
 let browser;
+/** The researcher's cookies once the first test has signed up, for the later tests. */
+let signedIn = null;
 
 before(async () => {
   server = await startServer();
   browser = await launchBrowser();
   await mkdir(SCREENSHOTS, { recursive: true });
 });
+
+/** A page of the researcher signed up by the first test, recording page and console errors. */
+async function researcherPage(width = 1280) {
+  assert.ok(signedIn, 'the first test signed the researcher up');
+  const context = await browser.newContext({ storageState: signedIn, viewport: { width, height: 900 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (error) => errors.push(String(error)));
+  page.on('console', (message) => {
+    // A refused design is a 400 of the figures route, which the page shows as such.
+    const refusedFigures = new URL(message.location().url || 'about:blank').pathname === '/designs/figures';
+    if (message.type() === 'error' && !refusedFigures) errors.push(message.text());
+  });
+  page.on('dialog', (dialog) => {
+    errors.push(`dialog: ${dialog.message()}`);
+    dialog.dismiss();
+  });
+  return { context, page, errors };
+}
 
 after(async () => {
   await browser?.close();
@@ -67,20 +90,21 @@ test('a researcher signs up, builds, opens and watches a survey live', { timeout
   await page.getByLabel('Password again').fill(PASSWORD);
   await page.getByRole('button', { name: 'Create account' }).click();
   await page.waitForURL('**/surveys');
+  signedIn = await context.storageState();
 
   // Build a 3-question survey.
   await page.getByLabel('Title').fill('Campus habits');
   await page.getByLabel('First question').fill('Have you cheated on an exam this year?');
-  await page.getByLabel('Its privacy level ε').fill('1');
+  await page.locator('#first-epsilon').fill('1');
   await page.getByRole('button', { name: 'Create draft' }).click();
-  await page.waitForURL('**/edit');
+  await page.waitForURL('**/edit**');
   for (const text of ['Have you used a study drug?', 'Have you skipped a lecture this week?']) {
-    await page.getByLabel('Text (a yes/no question)').fill(text);
+    await page.locator('#new-text').fill(text);
     await page.locator('#new-epsilon').fill('2');
     // The meaning of ε updates while it is typed.
-    await page.locator('#meaning-new [data-truth]').filter({ hasText: '88.1 %' }).waitFor();
+    await page.locator('#meaning-new [data-figure="truth"]').filter({ hasText: '88.1 %' }).waitFor();
     await page.getByRole('button', { name: 'Add question' }).click();
-    await page.waitForURL('**/edit');
+    await page.waitForURL('**/edit**');
   }
   await page.locator('[data-total-epsilon]').filter({ hasText: '5.00' }).waitFor();
   await screenshots(page, 'builder');
@@ -121,7 +145,7 @@ test('a researcher signs up, builds, opens and watches a survey live', { timeout
   const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#export-csv').click()]);
   const csv = await readFile(await download.path(), 'utf8');
   const lines = csv.trim().split('\n');
-  assert.equal(lines[0], 'record_id,question_id,epsilon,truth_probability,report,unbiased_value');
+  assert.equal(lines[0], 'record_id,question_id,epsilon,truth_probability,report,unbiased_value,type,option_values');
   assert.equal(lines.length, 1 + 300 * 3);
 
   // Present mode: the QR code decodes to the respondent link.
@@ -152,5 +176,208 @@ test('a researcher signs up, builds, opens and watches a survey live', { timeout
 
   assert.deepEqual(dialogs, [], 'no dialog opened');
   assert.deepEqual(pageErrors, [], 'no page error');
+  await context.close();
+});
+
+/** The figures GET /designs/figures gives for a query, asked from the page (its session). */
+async function serverFigures(page, query) {
+  return page.evaluate(async (search) => {
+    const response = await fetch(`/designs/figures?${search}`);
+    return { status: response.status, body: await response.json() };
+  }, new URLSearchParams(query).toString());
+}
+
+/** The text of one of the add form's figures. */
+function figure(page, name) {
+  return page.locator(`#meaning-new [data-figure="${name}"]`);
+}
+
+test('switching type and design shows the inputs that apply and the server’s live figures', { timeout: 120_000 }, async () => {
+  const { context, page, errors } = await researcherPage();
+  await page.goto(`${server.origin}/surveys`);
+  await page.getByLabel('Title').fill('Designs');
+  await page.getByLabel('First question').fill('Have you ever shoplifted?');
+  await page.getByRole('button', { name: 'Create draft' }).click();
+  await page.waitForURL('**/edit**');
+  const visible = (id) => page.locator(`#new-${id}`).isVisible();
+
+  // Yes/no, mirrored: ε only; the notes for a page without script are hidden.
+  assert.equal(await visible('epsilon'), true);
+  for (const id of ['design', 'epsilon']) assert.equal(await visible(id), true, id);
+  for (const id of ['answer_truthfully', 'forced_yes', 'forced_no', 'innocuous_yes', 'options', 'min', 'max']) {
+    assert.equal(await visible(id), false, id);
+  }
+  assert.equal(await page.locator('#add-question [data-no-js-hint]').first().isVisible(), false);
+
+  // Choice: options and ε, no design to choose; the figures are the server's.
+  await page.locator('#new-type').selectOption('choice');
+  assert.equal(await visible('design'), false);
+  assert.equal(await visible('options'), true);
+  await page.locator('#new-options').fill('Never\nMonthly\nWeekly\nDaily');
+  await page.locator('#new-epsilon').fill('1.5');
+  const choice = await serverFigures(page, { type: 'choice', epsilon: '1.5', options: 'Never\nMonthly\nWeekly\nDaily' });
+  assert.equal(choice.status, 200);
+  await figure(page, 'needed-5').filter({ hasText: new RegExp(`^${choice.body.display.respondents_needed_5}$`) }).waitFor();
+  assert.equal(await figure(page, 'needed-10').textContent(), choice.body.display.respondents_needed_10);
+  assert.equal(await figure(page, 'truth').textContent(), choice.body.display.truth_probability);
+  assert.equal(await figure(page, 'epsilon').textContent(), choice.body.display.epsilon);
+  assert.equal(await figure(page, 'summary').textContent(), choice.body.summary);
+  assert.equal(await figure(page, 'observer').textContent(), choice.body.observer);
+
+  // Forced response: its three probabilities, no ε (it follows from them).
+  await page.locator('#new-type').selectOption('yes_no');
+  await page.locator('#new-design').selectOption('forced_response');
+  for (const id of ['answer_truthfully', 'forced_yes', 'forced_no']) assert.equal(await visible(id), true, id);
+  for (const id of ['epsilon', 'options', 'innocuous_yes']) assert.equal(await visible(id), false, id);
+  const forced = await serverFigures(page, { design: 'forced_response', answer_truthfully: '0.7', forced_yes: '0.15', forced_no: '0.15' });
+  await figure(page, 'truth').filter({ hasText: forced.body.display.truth_probability }).waitFor();
+  assert.equal(forced.body.display.truth_probability, '85.0 %');
+  assert.equal(await figure(page, 'epsilon').textContent(), forced.body.display.epsilon);
+
+  // An infinite ε is refused, with the reason, while it is typed.
+  await page.locator('#new-forced_yes').fill('0.3');
+  await page.locator('#new-forced_no').fill('0');
+  const refusal = page.locator('#meaning-new [data-figures-error]');
+  await refusal.filter({ hasText: 'a report of No would prove the true answer is No' }).waitFor();
+  assert.equal(await page.locator('#meaning-new [data-figures-values]').isVisible(), false, 'no figures for it');
+  assert.equal(await figure(page, 'needed-5').textContent(), '–');
+  await page.locator('#new-forced_no').fill('0.1');
+  await page.locator('#new-forced_yes').fill('0.2');
+  await refusal.waitFor({ state: 'hidden' });
+  await page.locator('#meaning-new [data-figures-values]').waitFor();
+
+  // Unrelated question and number show their own inputs.
+  await page.locator('#new-design').selectOption('unrelated_question');
+  assert.equal(await visible('innocuous_yes'), true);
+  assert.equal(await visible('forced_no'), false);
+  await page.locator('#new-type').selectOption('number');
+  for (const id of ['min', 'max', 'epsilon']) assert.equal(await visible(id), true, id);
+  for (const id of ['design', 'answer_truthfully', 'options']) assert.equal(await visible(id), false, id);
+  await figure(page, 'planner-target').filter({ hasText: 'of the range from 0 to 10' }).waitFor();
+
+  // Saved as a choice question, the form sends only the inputs that apply.
+  await page.locator('#new-type').selectOption('choice');
+  await page.locator('#new-text').fill('How often do you gamble?');
+  await figure(page, 'needed-5').filter({ hasText: new RegExp(`^${choice.body.display.respondents_needed_5}$`) }).waitFor();
+  const posted = page.waitForRequest((request) => request.method() === 'POST' && request.url().includes('/questions'));
+  await page.getByRole('button', { name: 'Add question' }).click();
+  const fields = new URLSearchParams((await posted).postData());
+  assert.equal(fields.get('type'), 'choice');
+  for (const name of ['design', 'forced_no', 'min']) assert.equal(fields.has(name), false, `${name} not sent`);
+  await page.waitForURL('**/edit**');
+  const saved = page.locator('.questions .question-card').nth(1);
+  assert.equal(await saved.locator('select[name="type"]').inputValue(), 'choice');
+  assert.equal(await saved.locator('[data-figure="needed-5"]').textContent(), choice.body.display.respondents_needed_5);
+  await screenshots(page, 'builder-types');
+
+  assert.deepEqual(errors, [], 'no page error, console error or dialog');
+  await context.close();
+});
+
+test('a results page with choice, ordinal and number questions fits a 390 px screen without cutting an interval', { timeout: 120_000 }, async () => {
+  const { context, page, errors } = await researcherPage(390);
+  await page.goto(`${server.origin}/surveys`);
+  await page.getByLabel('Title').fill('How often, on a phone');
+  await page.getByLabel('First question').fill('How often have you copied homework from a classmate this term?');
+  await page.locator('#first-type').selectOption('choice');
+  const options = ['Never', 'Once or twice', 'About every other week', 'Every week, or nearly every week'];
+  await page.locator('#first-options').fill(options.join('\n'));
+  await page.getByRole('button', { name: 'Create draft' }).click();
+  await page.waitForURL('**/edit**');
+  const slug = /\/surveys\/([a-z0-9-]+)\/edit/.exec(page.url())[1];
+  // An ordinal scale and a number too, for their means.
+  await page.locator('#new-text').fill('Copying homework is common here.');
+  await page.locator('#new-type').selectOption('ordinal');
+  await page.locator('#new-options').fill('Strongly disagree\nDisagree\nNeither agree nor disagree\nAgree\nStrongly agree');
+  await page.getByRole('button', { name: 'Add question' }).click();
+  await page.waitForURL('**/edit**');
+  await page.locator('#new-text').fill('How many hours of homework did you copy last week?');
+  await page.locator('#new-type').selectOption('number');
+  await page.locator('#new-max').fill('40');
+  await page.getByRole('button', { name: 'Add question' }).click();
+  await page.waitForURL('**/edit**');
+  await page.goto(`${server.origin}/surveys/${slug}/open`);
+  await page.getByRole('button', { name: 'Open the survey now' }).click();
+  await page.waitForURL('**/results');
+
+  const [question, scale, number] = (await server.definition(slug)).questions;
+  assert.deepEqual([question.type, scale.type, number.type], ['choice', 'ordinal', 'number']);
+  const respond = async (count) => {
+    for (let respondent = 0; respondent < count; respondent += 1) {
+      const answers = {
+        [question.id]: respondent % 3 === 0 ? 0 : respondent % 4,
+        [scale.id]: respondent % 5,
+        [number.id]: respondent % 3 === 0 ? 1 : 0,
+      };
+      const response = await fetch(`${server.origin}/api/surveys/${slug}/responses`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ answers }),
+      });
+      assert.equal(response.status, 201, await response.text());
+    }
+  };
+  await respond(40);
+  await page.goto(`${server.origin}/surveys/${slug}/results`);
+  await page.locator('[data-field="n"]').first().filter({ hasText: /^40$/ }).waitFor();
+  // Four options, five levels and the mean level, and the number's mean.
+  assert.equal(await page.locator('.result tbody tr').count(), options.length + 5 + 1 + 1);
+
+  for (const width of [390, 1280]) {
+    await page.setViewportSize({ width, height: 900 });
+    const layout = await page.evaluate(() => {
+      // Every interval's text on one line: a range over it has one box per line.
+      const wrapped = Array.from(document.querySelectorAll('.interval-text, .bar-value'))
+        .filter((cell) => {
+          const range = document.createRange();
+          range.selectNodeContents(cell);
+          const tops = new Set(Array.from(range.getClientRects()).map((rect) => Math.round(rect.top)));
+          return tops.size > 1;
+        })
+        .map((cell) => cell.textContent);
+      return {
+        overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        wrapped,
+        intervals: document.querySelectorAll('.interval-text').length,
+      };
+    });
+    assert.equal(layout.overflow, 0, `no horizontal scrolling at ${width} px`);
+    assert.deepEqual(layout.wrapped, [], `no interval broken across lines at ${width} px`);
+    assert.equal(layout.intervals, 3 * (options.length + 5 + 1 + 1));
+    await page.screenshot({ path: path.join(SCREENSHOTS, `results-choice-${width}.png`), fullPage: true });
+    for (const [name, id] of [['choice', question.id], ['ordinal', scale.id], ['number', number.id]]) {
+      await page.locator(`#result-${id}`).screenshot({ path: path.join(SCREENSHOTS, `result-${name}-${width}.png`) });
+    }
+  }
+  // Ten more responses: the page refreshes itself, and its script puts each bar, interval
+  // and figure where the server's JSON says (through the tracks' data- attributes).
+  await respond(10);
+  await page.locator('[data-field="n"]').first().filter({ hasText: /^50$/ }).waitFor({ timeout: 30_000 });
+  const results = await page.evaluate(async (url) => (await fetch(url)).json(), `/api/surveys/${slug}/results`);
+  const card = page.locator(`#result-${question.id}`);
+  const shown = await card.locator('.bar-row[data-option]').evaluateAll((rows) =>
+    rows.map((row) => ({
+      bar: parseFloat(row.querySelector('[data-bar]').getAttribute('width')),
+      low: parseFloat(row.querySelector('[data-interval]').getAttribute('x1')),
+      high: parseFloat(row.querySelector('[data-interval]').getAttribute('x2')),
+      text: row.querySelector('[data-field="estimate"]').textContent,
+    })),
+  );
+  results.questions[0].options.forEach((option, index) => {
+    const { bar, low, high, text } = shown[index];
+    const close = (x, value) => Math.abs(x - 100 * value) < 0.011;
+    assert.ok(close(bar, option.estimate_clipped), `${option.label}: bar ${bar}`);
+    assert.ok(close(low, option.intervals.chernoff.low) && close(high, option.intervals.chernoff.high), `${option.label}: interval ${low}–${high}`);
+    assert.equal(text, `${(option.estimate_clipped * 100).toFixed(1)} %`);
+  });
+  const mean = results.questions[2].mean;
+  const mark = parseFloat(await page.locator(`#result-${number.id} [data-mark]`).getAttribute('x1'));
+  assert.ok(Math.abs(mark - (100 * mean.estimate_clipped) / 40) < 0.011, `the number's mark at ${mark}`);
+  assert.equal(
+    await page.locator(`#result-${number.id} tr[data-mean] [data-field="chernoff"]`).textContent(),
+    `${mean.intervals.chernoff.low.toFixed(1)} to ${mean.intervals.chernoff.high.toFixed(1)}`,
+  );
+
+  assert.deepEqual(errors, [], 'no page error, console error or dialog');
   await context.close();
 });

@@ -1,0 +1,504 @@
+//! The builder: a draft's details and questions (text, type, design), preview, opening,
+//! closing and deletion. A refused question form comes back on the builder's page with its
+//! reason beside it and everything typed kept.
+
+use actix_web::http::{header, StatusCode};
+use actix_web::{web, HttpResponse};
+use askama::Template;
+use serde::Deserialize;
+
+use super::design::{DesignEditor, DesignForm};
+use super::{html, owned_survey, see_other, CsrfForm, Nav, Page};
+use crate::db::queries;
+use crate::db::Database;
+use crate::domain::{
+    DesignName, QuestionDefinition, QuestionDesign, QuestionId, QuestionType, Slug, SurveyDetails,
+    SurveyStatus,
+};
+use crate::error::AppError;
+use crate::http::auth::{Session, SignedIn};
+use crate::http::researcher;
+use crate::live::LiveReleases;
+
+/// A question's type and design in words: "Yes/no, forced response".
+pub(super) fn design_label(design: &QuestionDesign) -> String {
+    let kind = match design.question_type() {
+        QuestionType::YesNo => "Yes/no",
+        QuestionType::Choice => "Choice",
+        QuestionType::Ordinal => "Ordinal scale",
+        QuestionType::Number => "Number",
+    };
+    let name = match design.design_name() {
+        DesignName::Mirrored => "mirrored",
+        DesignName::ForcedResponse => "forced response",
+        DesignName::UnrelatedQuestion => "unrelated question",
+        DesignName::KAry => "k-ary randomized response",
+        DesignName::TwoEnds => "rounded to an end, then mirrored",
+    };
+    match design.question_type() {
+        QuestionType::Number => format!(
+            "{kind} from {} to {}, {name}",
+            design.fields().min.unwrap_or_default(),
+            design.fields().max.unwrap_or_default()
+        ),
+        QuestionType::Choice => format!(
+            "{kind} of {} options, {name}",
+            design.options().map_or(0, <[String]>::len)
+        ),
+        QuestionType::Ordinal => format!(
+            "{kind} of {} levels, {name}",
+            design.options().map_or(0, <[String]>::len)
+        ),
+        QuestionType::YesNo => format!("{kind}, {name}"),
+    }
+}
+
+/// One question on the builder's page (and on the confirmation before opening).
+struct BuilderQuestion {
+    id: i64,
+    number: u32,
+    text: String,
+    label: String,
+    options: Vec<String>,
+    editor: DesignEditor,
+    /// Why the last save of this question was refused (its inputs are shown as typed).
+    error: Option<String>,
+    first: bool,
+    last: bool,
+}
+
+/// The add-a-question form: empty, or as typed when it was refused.
+struct NewQuestion {
+    text: String,
+    editor: DesignEditor,
+    error: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "workspace/builder.html")]
+struct BuilderPage {
+    nav: Option<Nav>,
+    csrf: String,
+    slug: String,
+    title: String,
+    description: String,
+    planned_respondents: u64,
+    requires_invitation: bool,
+    status: &'static str,
+    editable: bool,
+    total_epsilon: String,
+    questions: Vec<BuilderQuestion>,
+    new_question: NewQuestion,
+}
+
+/// A question form the server refused, to show again on the builder's page.
+enum Refused<'a> {
+    Question(QuestionId, &'a QuestionForm, AppError),
+    New(&'a QuestionForm, AppError),
+}
+
+async fn builder_page(
+    db: &Database,
+    session: &Session,
+    slug: &str,
+    refused: Option<Refused<'_>>,
+) -> Page {
+    let survey = owned_survey(db, slug, session).await?;
+    let editable = survey.status == SurveyStatus::Draft;
+    if !editable {
+        // Nothing to show the form again in: the refusal itself is the answer.
+        if let Some(Refused::Question(_, _, error) | Refused::New(_, error)) = refused {
+            return Err(error.into());
+        }
+    }
+    let count = survey.questions.len();
+    let mut new_question = NewQuestion {
+        text: String::new(),
+        editor: DesignEditor::blank("new")?,
+        error: None,
+    };
+    let mut questions = survey
+        .questions
+        .iter()
+        .enumerate()
+        .map(|(index, question)| {
+            Ok(BuilderQuestion {
+                id: question.id.get(),
+                number: question.position + 1,
+                text: question.text.clone(),
+                label: design_label(&question.design),
+                options: question.design.options().unwrap_or_default().to_vec(),
+                editor: DesignEditor::of(format!("q{}", question.id.get()), &question.design)?,
+                error: None,
+                first: index == 0,
+                last: index + 1 == count,
+            })
+        })
+        .collect::<Result<Vec<_>, AppError>>()?;
+    let status = refused
+        .as_ref()
+        .map_or(StatusCode::OK, |_| StatusCode::BAD_REQUEST);
+    match refused {
+        Some(Refused::Question(id, form, error)) => {
+            let question = questions
+                .iter_mut()
+                .find(|question| question.id == id.get())
+                .ok_or(AppError::NotFound("question"))?;
+            question.text = form.text.clone();
+            question.editor =
+                DesignEditor::new(question.editor.prefix.clone(), form.design.clone())?;
+            question.error = Some(error.public_message());
+        }
+        Some(Refused::New(form, error)) => {
+            new_question = NewQuestion {
+                text: form.text.clone(),
+                editor: DesignEditor::new("new".to_owned(), form.design.clone())?,
+                error: Some(error.public_message()),
+            };
+        }
+        None => {}
+    }
+    let mut response = html(&BuilderPage {
+        nav: Some(Nav::of(session)),
+        csrf: session.csrf.as_str().to_owned(),
+        slug: survey.slug.to_string(),
+        total_epsilon: format!("{:.2}", survey.total_epsilon()),
+        status: survey.status.as_str(),
+        editable,
+        title: survey.title,
+        description: survey.description,
+        planned_respondents: survey.planned_respondents,
+        requires_invitation: survey.requires_invitation,
+        questions,
+        new_question,
+    })?;
+    *response.status_mut() = status;
+    Ok(response)
+}
+
+/// GET /surveys/{slug}/edit
+pub async fn builder(
+    db: web::Data<Database>,
+    signed_in: SignedIn,
+    slug: web::Path<String>,
+) -> Page {
+    builder_page(&db, &signed_in.0, &slug, None).await
+}
+
+#[derive(Deserialize)]
+pub struct DetailsForm {
+    #[serde(default)]
+    csrf: String,
+    title: String,
+    #[serde(default)]
+    description: String,
+    planned_respondents: u64,
+    /// The checkbox: present when responses need a single-use invitation.
+    requires_invitation: Option<String>,
+}
+
+fn back_to_builder(slug: &Slug) -> HttpResponse {
+    see_other(&format!("/surveys/{slug}/edit"))
+}
+
+/// POST /surveys/{slug}/edit: title, description, planned respondents, invitations.
+pub async fn update_details(
+    db: web::Data<Database>,
+    signed_in: SignedIn,
+    slug: web::Path<String>,
+    form: web::Form<DetailsForm>,
+) -> Page {
+    let session = signed_in.0;
+    session.check_csrf(&form.csrf)?;
+    let slug = Slug::parse(&slug)?;
+    let details = SurveyDetails::parse(
+        &form.title,
+        &form.description,
+        Some(form.planned_respondents),
+    )?;
+    let requires_invitation = form.requires_invitation.is_some();
+    let (researcher, target) = (session.researcher, slug.clone());
+    db.write(move |connection| {
+        queries::update_survey_details(
+            connection,
+            &target,
+            researcher,
+            &details,
+            requires_invitation,
+        )
+    })
+    .await?;
+    Ok(back_to_builder(&slug))
+}
+
+/// A question as the builder's forms send it: its text, type and design.
+#[derive(Deserialize)]
+pub struct QuestionForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    text: String,
+    #[serde(flatten)]
+    design: DesignForm,
+}
+
+impl QuestionForm {
+    fn parse(&self) -> Result<QuestionDefinition, AppError> {
+        QuestionDefinition::of("question", &self.text, &self.design.to_fields("question")?)
+    }
+}
+
+/// POST /surveys/{slug}/questions: a new question at the end.
+pub async fn add_question(
+    db: web::Data<Database>,
+    signed_in: SignedIn,
+    slug: web::Path<String>,
+    form: web::Form<QuestionForm>,
+) -> Page {
+    let session = signed_in.0;
+    session.check_csrf(&form.csrf)?;
+    let slug = Slug::parse(&slug)?;
+    let question = match form.parse() {
+        Ok(question) => question,
+        Err(error @ AppError::Invalid { .. }) => {
+            let refused = Refused::New(&form, error);
+            return builder_page(&db, &session, slug.as_str(), Some(refused)).await;
+        }
+        Err(error) => return Err(error.into()),
+    };
+    let (researcher, target) = (session.researcher, slug.clone());
+    db.write(move |connection| queries::add_question(connection, &target, researcher, &question))
+        .await?;
+    Ok(back_to_builder(&slug))
+}
+
+fn question_path(path: (String, i64)) -> Result<(Slug, QuestionId), AppError> {
+    Ok((Slug::parse(&path.0)?, QuestionId::from_stored(path.1)))
+}
+
+/// POST /surveys/{slug}/questions/{id}: its text, type and design.
+pub async fn update_question(
+    db: web::Data<Database>,
+    signed_in: SignedIn,
+    path: web::Path<(String, i64)>,
+    form: web::Form<QuestionForm>,
+) -> Page {
+    let session = signed_in.0;
+    session.check_csrf(&form.csrf)?;
+    let (slug, question) = question_path(path.into_inner())?;
+    let definition = match form.parse() {
+        Ok(definition) => definition,
+        Err(error @ AppError::Invalid { .. }) => {
+            let refused = Refused::Question(question, &form, error);
+            return builder_page(&db, &session, slug.as_str(), Some(refused)).await;
+        }
+        Err(error) => return Err(error.into()),
+    };
+    let (researcher, target) = (session.researcher, slug.clone());
+    db.write(move |connection| {
+        queries::update_question(connection, &target, researcher, question, &definition)
+    })
+    .await?;
+    Ok(back_to_builder(&slug))
+}
+
+#[derive(Deserialize)]
+pub struct MoveForm {
+    #[serde(default)]
+    csrf: String,
+    direction: String,
+}
+
+/// POST /surveys/{slug}/questions/{id}/move: `direction` is `up` or `down`.
+pub async fn move_question(
+    db: web::Data<Database>,
+    signed_in: SignedIn,
+    path: web::Path<(String, i64)>,
+    form: web::Form<MoveForm>,
+) -> Page {
+    let session = signed_in.0;
+    session.check_csrf(&form.csrf)?;
+    let (slug, question) = question_path(path.into_inner())?;
+    let up = match form.direction.as_str() {
+        "up" => true,
+        "down" => false,
+        _ => {
+            return Err(
+                AppError::invalid("invalid_direction", "a question moves up or down").into(),
+            )
+        }
+    };
+    let (researcher, target) = (session.researcher, slug.clone());
+    db.write(move |connection| {
+        queries::move_question(connection, &target, researcher, question, up)
+    })
+    .await?;
+    Ok(back_to_builder(&slug))
+}
+
+/// POST /surveys/{slug}/questions/{id}/delete
+pub async fn delete_question(
+    db: web::Data<Database>,
+    signed_in: SignedIn,
+    path: web::Path<(String, i64)>,
+    form: web::Form<CsrfForm>,
+) -> Page {
+    let session = signed_in.0;
+    session.check_csrf(&form.csrf)?;
+    let (slug, question) = question_path(path.into_inner())?;
+    let (researcher, target) = (session.researcher, slug.clone());
+    db.write(move |connection| queries::delete_question(connection, &target, researcher, question))
+        .await?;
+    Ok(back_to_builder(&slug))
+}
+
+/// GET /surveys/{slug}/preview: the respondent's form, sending disabled.
+pub async fn preview(
+    db: web::Data<Database>,
+    signed_in: SignedIn,
+    slug: web::Path<String>,
+) -> Page {
+    let survey = owned_survey(&db, &slug, &signed_in.0).await?;
+    let body = crate::http::respondent::preview_html(survey)?;
+    Ok(HttpResponse::Ok()
+        .content_type("text/html; charset=utf-8")
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .body(body))
+}
+
+#[derive(Template)]
+#[template(path = "workspace/open.html")]
+struct OpenPage {
+    nav: Option<Nav>,
+    csrf: String,
+    slug: String,
+    title: String,
+    total_epsilon: String,
+    questions: Vec<BuilderQuestion>,
+}
+
+/// GET /surveys/{slug}/open: the confirmation that ε is frozen from then on.
+pub async fn confirm_open(
+    db: web::Data<Database>,
+    signed_in: SignedIn,
+    slug: web::Path<String>,
+) -> Page {
+    let survey = owned_survey(&db, &slug, &signed_in.0).await?;
+    if survey.status != SurveyStatus::Draft {
+        return Err(AppError::conflict("not_a_draft", "only a draft survey can be opened").into());
+    }
+    let questions = survey
+        .questions
+        .iter()
+        .map(|question| {
+            Ok(BuilderQuestion {
+                id: question.id.get(),
+                number: question.position + 1,
+                text: question.text.clone(),
+                label: design_label(&question.design),
+                options: Vec::new(),
+                editor: DesignEditor::of(format!("q{}", question.id.get()), &question.design)?,
+                error: None,
+                first: false,
+                last: false,
+            })
+        })
+        .collect::<Result<Vec<_>, AppError>>()?;
+    html(&OpenPage {
+        nav: Some(Nav::of(&signed_in.0)),
+        csrf: signed_in.0.csrf.as_str().to_owned(),
+        slug: survey.slug.to_string(),
+        total_epsilon: format!("{:.2}", survey.total_epsilon()),
+        title: survey.title,
+        questions,
+    })
+}
+
+async fn change_status(
+    db: &Database,
+    session: &Session,
+    slug: &str,
+    from: SurveyStatus,
+    to: SurveyStatus,
+) -> Page {
+    let slug = Slug::parse(slug)?;
+    let (researcher, target) = (session.researcher, slug.clone());
+    db.write(move |connection| queries::change_status(connection, &target, researcher, from, to))
+        .await?;
+    Ok(see_other(&format!("/surveys/{slug}/results")))
+}
+
+/// POST /surveys/{slug}/open
+pub async fn open(
+    db: web::Data<Database>,
+    signed_in: SignedIn,
+    slug: web::Path<String>,
+    form: web::Form<CsrfForm>,
+) -> Page {
+    signed_in.0.check_csrf(&form.csrf)?;
+    change_status(
+        &db,
+        &signed_in.0,
+        &slug,
+        SurveyStatus::Draft,
+        SurveyStatus::Open,
+    )
+    .await
+}
+
+/// POST /surveys/{slug}/close
+pub async fn close(
+    db: web::Data<Database>,
+    signed_in: SignedIn,
+    slug: web::Path<String>,
+    form: web::Form<CsrfForm>,
+) -> Page {
+    signed_in.0.check_csrf(&form.csrf)?;
+    change_status(
+        &db,
+        &signed_in.0,
+        &slug,
+        SurveyStatus::Open,
+        SurveyStatus::Closed,
+    )
+    .await
+}
+
+#[derive(Deserialize)]
+pub struct DeleteSurveyForm {
+    #[serde(default)]
+    csrf: String,
+    /// The survey's slug, typed again: deleting destroys every response for good.
+    #[serde(default)]
+    confirm: String,
+}
+
+/// POST /surveys/{slug}/delete: deletes a survey of any status with all its responses and
+/// invitations (ethics boards ask for data to be destroyed once a study ends), only with
+/// its slug typed as confirmation. Gone from every file before the redirect.
+pub async fn delete_survey(
+    db: web::Data<Database>,
+    releases: web::Data<LiveReleases>,
+    signed_in: SignedIn,
+    slug: web::Path<String>,
+    form: web::Form<DeleteSurveyForm>,
+) -> Page {
+    let session = signed_in.0;
+    session.check_csrf(&form.csrf)?;
+    let slug = Slug::parse(&slug)?;
+    // Still 404 for someone else's survey, before saying anything about it.
+    let survey = owned_survey(&db, slug.as_str(), &session).await?;
+    if form.confirm.trim() != survey.slug.as_str() {
+        return Err(AppError::invalid(
+            "unconfirmed",
+            format!(
+                "type the survey's name {} to confirm that it and all its responses should be \
+                 deleted",
+                survey.slug
+            ),
+        )
+        .into());
+    }
+    researcher::erase_survey(&db, &releases, survey.slug, session.researcher).await?;
+    Ok(see_other("/surveys"))
+}

@@ -1,0 +1,531 @@
+//! A question's type and design in the builder: the form's fields (which apply to which
+//! design), and what a design means in figures — ε, how often the report is the truth, what
+//! an observer learns, respondents needed — computed with the crate, for the builder's
+//! pages and for `GET /designs/figures` (which the builder's script asks while the
+//! researcher types). The script only shows these figures; it computes none of them.
+
+use actix_web::http::header;
+use actix_web::{web, HttpResponse};
+use randomized_response::{Confidence, PrivacyLevel};
+use serde::{Deserialize, Serialize};
+
+use super::percent;
+use crate::domain::{DesignFields, DesignName, QuestionDesign, QuestionType};
+use crate::error::AppError;
+use crate::explain::{explain, EXPLAINED_PRIOR};
+use crate::http::auth::Owner;
+use crate::results::{respondents_needed_within, PLANNING_HALF_WIDTH};
+
+/// The confidence level of the builder's planner.
+pub const PLANNING_CONFIDENCE: f64 = 0.95;
+/// The two precisions the workspace's planners size for, as fractions of the target's
+/// range: ±5 % (the results' own) and ±10 %.
+pub const PLANNED_HALF_WIDTHS: [f64; 2] = [PLANNING_HALF_WIDTH, 0.10];
+
+/// Every (type, design) pair, as the builder's page names them in `data-applies`.
+const DESIGNS: [(QuestionType, DesignName); 6] = [
+    (QuestionType::YesNo, DesignName::Mirrored),
+    (QuestionType::YesNo, DesignName::ForcedResponse),
+    (QuestionType::YesNo, DesignName::UnrelatedQuestion),
+    (QuestionType::Choice, DesignName::KAry),
+    (QuestionType::Ordinal, DesignName::KAry),
+    (QuestionType::Number, DesignName::TwoEnds),
+];
+
+/// The form's inputs each design uses. The page hides the others (its script reads
+/// `data-applies`); without the script they are shown, and ignored here.
+fn uses(design: DesignName, input: &str) -> bool {
+    let inputs: &[&str] = match design {
+        DesignName::Mirrored => &["epsilon"],
+        DesignName::ForcedResponse => &["answer_truthfully", "forced_yes", "forced_no"],
+        DesignName::UnrelatedQuestion => &["answer_truthfully", "innocuous_yes"],
+        DesignName::KAry => &["epsilon", "options"],
+        DesignName::TwoEnds => &["epsilon", "min", "max"],
+    };
+    inputs.contains(&input)
+}
+
+/// The `data-applies` of one of the form's inputs: the `type:design` pairs that use it
+/// (`design`, the yes/no design's select, applies to every yes/no design).
+pub fn applies_to(input: &str) -> String {
+    DESIGNS
+        .iter()
+        .filter(|(question_type, design)| {
+            if input == "design" {
+                *question_type == QuestionType::YesNo
+            } else {
+                uses(*design, input)
+            }
+        })
+        .map(|(question_type, design)| format!("{}:{}", question_type.as_str(), design.as_str()))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A question's type and design as the builder's forms send them (and as the figures
+/// route's query takes them): text as typed, so that a refused form shows it again as it was.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct DesignForm {
+    #[serde(default, rename = "type")]
+    pub question_type: String,
+    #[serde(default)]
+    pub design: String,
+    #[serde(default)]
+    pub epsilon: String,
+    #[serde(default)]
+    pub answer_truthfully: String,
+    #[serde(default)]
+    pub forced_yes: String,
+    #[serde(default)]
+    pub forced_no: String,
+    #[serde(default)]
+    pub innocuous_yes: String,
+    /// One option per line; blank lines are ignored.
+    #[serde(default)]
+    pub options: String,
+    #[serde(default)]
+    pub min: String,
+    #[serde(default)]
+    pub max: String,
+}
+
+fn number(field: &str, name: &str, text: &str) -> Result<Option<f64>, AppError> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Ok(None);
+    }
+    text.parse::<f64>()
+        .ok()
+        .filter(|value| value.is_finite())
+        .map(Some)
+        .ok_or_else(|| {
+            AppError::invalid(
+                "invalid_number",
+                format!("{field}.{name} must be a number, got {text:?}"),
+            )
+        })
+}
+
+impl DesignForm {
+    fn question_type(&self, field: &str) -> Result<QuestionType, AppError> {
+        match self.question_type.trim() {
+            "" | "yes_no" => Ok(QuestionType::YesNo),
+            "choice" => Ok(QuestionType::Choice),
+            "ordinal" => Ok(QuestionType::Ordinal),
+            "number" => Ok(QuestionType::Number),
+            other => Err(AppError::invalid(
+                "invalid_type",
+                format!("{field}.type is yes_no, choice, ordinal or number, not {other:?}"),
+            )),
+        }
+    }
+
+    fn design(&self, field: &str, question_type: QuestionType) -> Result<DesignName, AppError> {
+        match question_type {
+            QuestionType::Choice | QuestionType::Ordinal => Ok(DesignName::KAry),
+            QuestionType::Number => Ok(DesignName::TwoEnds),
+            QuestionType::YesNo => match self.design.trim() {
+                "" | "mirrored" => Ok(DesignName::Mirrored),
+                "forced_response" => Ok(DesignName::ForcedResponse),
+                "unrelated_question" => Ok(DesignName::UnrelatedQuestion),
+                other => Err(AppError::invalid(
+                    "invalid_design",
+                    format!(
+                        "{field}.design of a yes/no question is mirrored, forced_response or \
+                         unrelated_question, not {other:?}"
+                    ),
+                )),
+            },
+        }
+    }
+
+    /// The design fields of the chosen type and design, from the inputs that design uses;
+    /// the domain checks them ([`QuestionDesign::parse`]).
+    pub fn to_fields(&self, field: &str) -> Result<DesignFields, AppError> {
+        let question_type = self.question_type(field)?;
+        let design = self.design(field, question_type)?;
+        let used = |input: &str, text: &str| -> Result<Option<f64>, AppError> {
+            if uses(design, input) {
+                number(field, input, text)
+            } else {
+                Ok(None)
+            }
+        };
+        Ok(DesignFields {
+            question_type: Some(question_type),
+            design: Some(design),
+            epsilon: used("epsilon", &self.epsilon)?,
+            answer_truthfully: used("answer_truthfully", &self.answer_truthfully)?,
+            forced_yes: used("forced_yes", &self.forced_yes)?,
+            forced_no: used("forced_no", &self.forced_no)?,
+            innocuous_yes: used("innocuous_yes", &self.innocuous_yes)?,
+            options: uses(design, "options").then(|| {
+                self.options
+                    .lines()
+                    .map(str::trim)
+                    .filter(|line| !line.is_empty())
+                    .map(str::to_owned)
+                    .collect()
+            }),
+            min: used("min", &self.min)?,
+            max: used("max", &self.max)?,
+        })
+    }
+
+    /// The design, checked by the domain.
+    pub fn parse(&self, field: &str) -> Result<QuestionDesign, AppError> {
+        QuestionDesign::parse(field, &self.to_fields(field)?)
+    }
+
+    /// The form of a saved design, with the builder's defaults in the inputs it does not use
+    /// (so that switching the type or design starts from sensible values).
+    pub fn of(design: &QuestionDesign) -> Self {
+        let fields = design.fields();
+        let text = |value: Option<f64>, default: &str| {
+            value.map_or_else(|| default.to_owned(), |value| value.to_string())
+        };
+        let defaults = Self::default_values();
+        Self {
+            question_type: design.question_type().as_str().to_owned(),
+            design: design.design_name().as_str().to_owned(),
+            epsilon: text(fields.epsilon, &defaults.epsilon),
+            answer_truthfully: text(fields.answer_truthfully, &defaults.answer_truthfully),
+            forced_yes: text(fields.forced_yes, &defaults.forced_yes),
+            forced_no: text(fields.forced_no, &defaults.forced_no),
+            innocuous_yes: text(fields.innocuous_yes, &defaults.innocuous_yes),
+            options: design.options().map(|o| o.join("\n")).unwrap_or_default(),
+            min: text(fields.min, &defaults.min),
+            max: text(fields.max, &defaults.max),
+        }
+    }
+
+    /// A new question's form: yes/no, mirrored, ε = 1, and a starting point for every other
+    /// design (forced response 0.7/0.15/0.15; unrelated question 0.7 with a Yes rate of 0.5;
+    /// a number from 0 to 10).
+    pub fn default_values() -> Self {
+        Self {
+            question_type: QuestionType::YesNo.as_str().to_owned(),
+            design: DesignName::Mirrored.as_str().to_owned(),
+            epsilon: "1".to_owned(),
+            answer_truthfully: "0.7".to_owned(),
+            forced_yes: "0.15".to_owned(),
+            forced_no: "0.15".to_owned(),
+            innocuous_yes: "0.5".to_owned(),
+            options: String::new(),
+            min: "0".to_owned(),
+            max: "10".to_owned(),
+        }
+    }
+}
+
+/// What a design means, in numbers and in words. Serialized as the figures route's answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct DesignFigures {
+    #[serde(rename = "type")]
+    pub question_type: QuestionType,
+    pub design: DesignName,
+    /// The promised ε (for forced response and unrelated question: what the probabilities
+    /// imply).
+    pub epsilon: f64,
+    /// The largest probability that a report equals the truth.
+    pub truth_probability: f64,
+    /// The observer's prior belief in an answer, for `posterior`.
+    pub prior: f64,
+    /// The most that belief can become after any report (the odds move by at most e^ε).
+    pub posterior: f64,
+    /// The planner's confidence level.
+    pub confidence: f64,
+    /// Respondents for a Chernoff half-width of ±5 % (of a share, or of a number's range).
+    pub respondents_needed_5: u64,
+    /// … and of ±10 %.
+    pub respondents_needed_10: u64,
+    /// The design in one plain sentence, as the respondent's form says it.
+    pub summary: String,
+    /// What the planner's percentages are of.
+    pub planner_target: String,
+    /// The observer's sentence, with the prior and the answer it is about.
+    pub observer: String,
+    /// The figures as the page shows them.
+    pub display: FiguresDisplay,
+}
+
+/// Figures formatted for the page, so that the script shows what the server would.
+#[derive(Debug, Clone, Serialize)]
+pub struct FiguresDisplay {
+    pub epsilon: String,
+    pub truth_probability: String,
+    pub posterior: String,
+    pub respondents_needed_5: String,
+    pub respondents_needed_10: String,
+}
+
+/// The most an observer's belief in any one answer, `EXPLAINED_PRIOR` beforehand (the rest
+/// spread evenly), can become after seeing any one report (Bayes' rule on the realized
+/// matrix, [`randomized_response::Design::posterior`]).
+fn observer_belief(design: &QuestionDesign) -> Result<f64, AppError> {
+    let matrix = design.mechanism().matrix();
+    let answers = matrix.answers();
+    let rest = (1.0 - EXPLAINED_PRIOR) / (answers - 1) as f64;
+    let mut most: f64 = 0.0;
+    for answer in 0..answers {
+        let prior: Vec<f64> = (0..answers)
+            .map(|truth| {
+                if truth == answer {
+                    EXPLAINED_PRIOR
+                } else {
+                    rest
+                }
+            })
+            .collect();
+        for report in 0..answers {
+            let posterior = matrix
+                .posterior(&prior, report)
+                .map_err(AppError::internal)?;
+            most = most.max(posterior.as_slice()[answer]);
+        }
+    }
+    Ok(most)
+}
+
+/// A number as the page shows a bound or parameter: as typed, without trailing zeros.
+fn plain(value: f64) -> String {
+    format!("{value}")
+}
+
+fn planner_target(design: &QuestionDesign) -> String {
+    let fields = design.fields();
+    match design.question_type() {
+        QuestionType::YesNo => "of the share answering Yes".to_owned(),
+        QuestionType::Choice | QuestionType::Ordinal => "of every option's share".to_owned(),
+        QuestionType::Number => format!(
+            "of the range from {} to {}, for the mean",
+            plain(fields.min.unwrap_or_default()),
+            plain(fields.max.unwrap_or_default())
+        ),
+    }
+}
+
+fn observer(design: &QuestionDesign, posterior: f64) -> String {
+    let about = match design.question_type() {
+        QuestionType::YesNo => "a respondent's true answer (Yes, or No)",
+        QuestionType::Choice | QuestionType::Ordinal => "a respondent's true option",
+        QuestionType::Number => "a respondent's number at one end of the range",
+    };
+    format!(
+        "An observer who thought {about} {} likely would, after seeing the report, think it \
+         at most {}.",
+        percent(EXPLAINED_PRIOR),
+        percent(posterior)
+    )
+}
+
+impl DesignFigures {
+    pub fn of(design: &QuestionDesign) -> Result<Self, AppError> {
+        let confidence = Confidence::new(PLANNING_CONFIDENCE).map_err(AppError::internal)?;
+        let [five, ten] = PLANNED_HALF_WIDTHS
+            .map(|fraction| respondents_needed_within(design, fraction, confidence));
+        let (five, ten) = (five?, ten?);
+        let posterior = observer_belief(design)?;
+        Ok(Self {
+            question_type: design.question_type(),
+            design: design.design_name(),
+            epsilon: design.epsilon(),
+            truth_probability: design.truth_probability(),
+            prior: EXPLAINED_PRIOR,
+            posterior,
+            confidence: PLANNING_CONFIDENCE,
+            respondents_needed_5: five,
+            respondents_needed_10: ten,
+            summary: explain(design)?.plain,
+            planner_target: planner_target(design),
+            observer: observer(design, posterior),
+            display: FiguresDisplay {
+                epsilon: format!("{:.2}", design.epsilon()),
+                truth_probability: percent(design.truth_probability()),
+                posterior: percent(posterior),
+                respondents_needed_5: five.to_string(),
+                respondents_needed_10: ten.to_string(),
+            },
+        })
+    }
+}
+
+/// A design's figures as the builder shows them: every text, "–" where there is none (a
+/// refused design, whose reason is then `refusal`).
+pub struct FiguresText {
+    pub summary: String,
+    pub epsilon: String,
+    /// ε as a plain number for the script's total, empty when refused.
+    pub epsilon_value: String,
+    pub truth: String,
+    pub observer: String,
+    pub confidence: String,
+    pub needed_5: String,
+    pub needed_10: String,
+    pub planner_target: String,
+    pub refusal: String,
+}
+
+impl FiguresText {
+    pub fn of(figures: &DesignFigures) -> Self {
+        Self {
+            summary: figures.summary.clone(),
+            epsilon: figures.display.epsilon.clone(),
+            epsilon_value: figures.epsilon.to_string(),
+            truth: figures.display.truth_probability.clone(),
+            observer: figures.observer.clone(),
+            confidence: format!("{:.0} %", figures.confidence * 100.0),
+            needed_5: figures.display.respondents_needed_5.clone(),
+            needed_10: figures.display.respondents_needed_10.clone(),
+            planner_target: figures.planner_target.clone(),
+            refusal: String::new(),
+        }
+    }
+
+    /// No figures: the design was refused for `reason`.
+    pub fn refused(reason: String) -> Self {
+        let none = || "–".to_owned();
+        Self {
+            summary: String::new(),
+            epsilon: none(),
+            epsilon_value: String::new(),
+            truth: none(),
+            observer: String::new(),
+            confidence: format!("{:.0} %", PLANNING_CONFIDENCE * 100.0),
+            needed_5: none(),
+            needed_10: none(),
+            planner_target: String::new(),
+            refusal: reason,
+        }
+    }
+
+    /// The figures of the design a form describes, or why it is refused.
+    pub fn of_form(form: &DesignForm) -> Result<Self, AppError> {
+        match form.parse("question") {
+            Ok(design) => Ok(Self::of(&DesignFigures::of(&design)?)),
+            Err(error @ AppError::Invalid { .. }) => Ok(Self::refused(error.public_message())),
+            Err(error) => Err(error),
+        }
+    }
+}
+
+/// A builder form's type and design inputs with what they mean.
+pub struct DesignEditor {
+    /// Makes the inputs' ids unique on the page: `q12`, `new`, `first`.
+    pub prefix: String,
+    pub form: DesignForm,
+    pub figures: FiguresText,
+    pub figures_url: &'static str,
+    pub min_epsilon: f64,
+    pub max_epsilon: f64,
+}
+
+impl DesignEditor {
+    /// The inputs as typed (a saved design, or a refused form shown again).
+    pub fn new(prefix: String, form: DesignForm) -> Result<Self, AppError> {
+        Ok(Self {
+            prefix,
+            figures: FiguresText::of_form(&form)?,
+            form,
+            figures_url: FIGURES_PATH,
+            min_epsilon: PrivacyLevel::MIN_EPSILON,
+            max_epsilon: PrivacyLevel::MAX_EPSILON,
+        })
+    }
+
+    /// A saved question's design.
+    pub fn of(prefix: String, design: &QuestionDesign) -> Result<Self, AppError> {
+        Self::new(prefix, DesignForm::of(design))
+    }
+
+    /// A new question's: the defaults.
+    pub fn blank(prefix: &str) -> Result<Self, AppError> {
+        Self::new(prefix.to_owned(), DesignForm::default_values())
+    }
+
+    /// The `data-applies` of one input (see [`applies_to`]).
+    pub fn applies(&self, input: &str) -> String {
+        applies_to(input)
+    }
+}
+
+/// The figures route's path, for the builder's script.
+pub const FIGURES_PATH: &str = "/designs/figures";
+
+/// GET /designs/figures?type=…&design=…&epsilon=…: what a design means, for the builder's
+/// script while the researcher types. The query takes the builder form's design inputs;
+/// a design the domain refuses (an infinite ε, a sum that is not 1, too few options) is a
+/// 400 whose message says why. Signed-in researchers (or API tokens) only; never cached.
+pub async fn figures(_: Owner, query: web::Query<DesignForm>) -> Result<HttpResponse, AppError> {
+    let figures = DesignFigures::of(&query.parse("question")?)?;
+    Ok(HttpResponse::Ok()
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .json(figures))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn form(pairs: &[(&str, &str)]) -> DesignForm {
+        let query: String = pairs
+            .iter()
+            .map(|(name, value)| format!("{name}={value}&"))
+            .collect();
+        web::Query::<DesignForm>::from_query(&query)
+            .unwrap()
+            .into_inner()
+    }
+
+    #[test]
+    fn inputs_of_other_designs_are_ignored_and_blank_lines_of_options_dropped() {
+        let fields = form(&[
+            ("type", "choice"),
+            ("design", "forced_response"),
+            ("epsilon", "1.5"),
+            ("forced_no", "0"),
+            ("options", "Never%0A%0AOnce%0AOften%0A"),
+            ("min", "3"),
+        ])
+        .to_fields("q")
+        .unwrap();
+        assert_eq!(fields.design, Some(DesignName::KAry));
+        assert_eq!(fields.epsilon, Some(1.5));
+        assert_eq!(fields.forced_no, None);
+        assert_eq!(fields.min, None);
+        assert_eq!(
+            fields.options.unwrap(),
+            ["Never", "Once", "Often"].map(String::from)
+        );
+    }
+
+    #[test]
+    fn a_word_where_a_number_belongs_is_refused_by_name() {
+        let error = form(&[("epsilon", "lots")]).to_fields("q").unwrap_err();
+        assert!(error.to_string().contains("q.epsilon must be a number"));
+    }
+
+    #[test]
+    fn the_mirrored_observer_bound_is_warners_posterior_after_a_yes() {
+        let design = form(&[("epsilon", "1")]).parse("q").unwrap();
+        let p = 1f64.exp() / (1.0 + 1f64.exp());
+        let expected = 0.1 * p / (0.1 * p + 0.9 * (1.0 - p));
+        assert!((observer_belief(&design).unwrap() - expected).abs() < 1e-12);
+    }
+
+    #[test]
+    fn every_input_applies_to_the_designs_that_use_it() {
+        assert_eq!(
+            applies_to("epsilon"),
+            "yes_no:mirrored choice:k_ary ordinal:k_ary number:two_ends"
+        );
+        assert_eq!(
+            applies_to("answer_truthfully"),
+            "yes_no:forced_response yes_no:unrelated_question"
+        );
+        assert_eq!(
+            applies_to("design"),
+            "yes_no:mirrored yes_no:forced_response yes_no:unrelated_question"
+        );
+    }
+}
