@@ -83,3 +83,47 @@ pub const OUTPUT_BYTES: usize = 64;
 pub const STATE_HEADER_BYTES: usize = 64;
 /// Bytes of the longest client state.
 pub const STATE_MAX_BYTES: usize = STATE_HEADER_BYTES + INPUT_MAX_BYTES;
+
+/// The WebAssembly exports: a static buffer and two functions. See the crate's README.
+#[cfg(all(target_arch = "wasm32", not(test)))]
+mod wasm_exports {
+    use crate::abi::{blind_buffer, code, finalize_buffer, BUFFER_BYTES};
+
+    static mut BUFFER: [u8; BUFFER_BYTES] = [0; BUFFER_BYTES];
+
+    fn status(result: Result<usize, crate::TokenError>) -> i32 {
+        match result {
+            // At most BUFFER_BYTES, far below i32::MAX.
+            Ok(written) => written as i32,
+            Err(error) => code(error),
+        }
+    }
+
+    /// Address of the input/output buffer in the module's linear memory.
+    #[no_mangle]
+    pub extern "C" fn bt_buffer() -> *mut u8 {
+        core::ptr::addr_of_mut!(BUFFER).cast::<u8>()
+    }
+
+    /// Blinds the input of `input_len` bytes; returns the state's length, or a negative code.
+    #[no_mangle]
+    pub extern "C" fn bt_blind(input_len: i32) -> i32 {
+        // SAFETY: wasm32-unknown-unknown is single-threaded and the buffer is only
+        // reached through these calls, so no other reference to it is alive.
+        let buffer = unsafe { &mut *core::ptr::addr_of_mut!(BUFFER) };
+        status(blind_buffer(buffer, input_len))
+    }
+
+    /// Finalizes the state of `state_len` bytes; returns 64, or a negative code.
+    #[no_mangle]
+    pub extern "C" fn bt_finalize(state_len: i32) -> i32 {
+        // SAFETY: as in `bt_blind`, the only reference to the buffer is this one.
+        let buffer = unsafe { &mut *core::ptr::addr_of_mut!(BUFFER) };
+        status(finalize_buffer(buffer, state_len))
+    }
+
+    #[panic_handler]
+    fn panic(_: &core::panic::PanicInfo) -> ! {
+        core::arch::wasm32::unreachable()
+    }
+}
