@@ -12,6 +12,85 @@ use crate::error::AppError;
 /// ±5 % of a number's range.
 pub const PLANNING_HALF_WIDTH: f64 = 0.05;
 
+/// Which interval a target's results lead with (docs/design.md, "Which interval is
+/// primary").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Primary {
+    /// Valid at every n at once: a survey watched live (open and after closing), and one
+    /// unblinded early.
+    Anytime,
+    /// Clopper–Pearson: a survey fixed in advance, once closed by its rule or by hand while
+    /// still blinded.
+    Exact,
+    /// Hoeffding: as exact, for a target without an exact interval (an ordinal mean).
+    Chernoff,
+}
+
+/// How a survey is run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Plan {
+    /// No stopping rule: results may be looked at any time.
+    WatchedLive,
+    /// A target number of responses and/or a closing time, set before opening.
+    FixedInAdvance,
+}
+
+impl Plan {
+    pub fn of(survey: &Survey) -> Self {
+        if survey.stopping_rule.is_fixed() {
+            Self::FixedInAdvance
+        } else {
+            Self::WatchedLive
+        }
+    }
+}
+
+/// The interval a survey's targets lead with, `None` while it is blinded; a target without
+/// an exact interval falls back from exact to Chernoff ([`primary_for`]).
+pub fn survey_primary(survey: &Survey) -> Option<Primary> {
+    if survey.is_blinded() {
+        None
+    } else if Plan::of(survey) == Plan::WatchedLive || survey.unblinded_at.is_some() {
+        Some(Primary::Anytime)
+    } else {
+        Some(Primary::Exact)
+    }
+}
+
+/// The primary interval of one target: the survey's, with exact replaced by Chernoff where
+/// the estimator has no exact interval.
+pub fn primary_for(survey: Option<Primary>, estimator: &PerRecordEstimator) -> Option<Primary> {
+    match survey {
+        Some(Primary::Exact) if !estimator.is_two_valued() => Some(Primary::Chernoff),
+        other => other,
+    }
+}
+
+/// One sentence on why the primary interval is the one it is, for the researcher.
+pub fn primary_reason(survey: &Survey) -> &'static str {
+    match (Plan::of(survey), survey_primary(survey)) {
+        (Plan::WatchedLive, _) => {
+            "Watched live: the anytime interval is primary, because it stays valid however \
+             often you look and whenever you close the survey."
+        }
+        (Plan::FixedInAdvance, None) => {
+            "Fixed in advance: estimates stay blinded until the stopping rule closes the \
+             survey, so that the sample size is not chosen by looking; then the exact \
+             interval is primary."
+        }
+        (Plan::FixedInAdvance, Some(Primary::Anytime)) => {
+            "Unblinded early: the anytime interval is primary for good, because an interval \
+             for a fixed sample size is not valid once the results have been looked at."
+        }
+        (Plan::FixedInAdvance, Some(_)) => {
+            "Fixed in advance and closed: the sample size was not chosen by looking, so the \
+             exact interval (Chernoff where there is none) is primary."
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct SurveyResults {
     pub slug: String,
@@ -21,6 +100,29 @@ pub struct SurveyResults {
     /// The intervals' confidence level.
     pub confidence: f64,
     pub planned_respondents: u64,
+    /// `watched_live` (no stopping rule) or `fixed_in_advance`.
+    pub plan: Plan,
+    /// Fixed in advance: the survey closes once it holds this many responses.
+    pub target_responses: Option<u64>,
+    /// Fixed in advance: the survey closes at this UTC instant (RFC 3339).
+    #[schema(format = DateTime)]
+    pub closes_at: Option<String>,
+    /// While a survey fixed in advance is open and not unblinded: every figure computed
+    /// from the reports is null (n and progress only).
+    pub blinded: bool,
+    /// When the owner unblinded the survey early: the responses it had then (recorded for
+    /// good; the anytime interval is then primary for good). Null otherwise.
+    pub unblinded_at_responses: Option<u64>,
+    /// Responses received (every response answers every question).
+    pub responses: u64,
+    /// Fixed by a target: `responses / target_responses` (at most 1); null otherwise.
+    pub progress: Option<f64>,
+    /// The interval every target leads with (`anytime`, `exact`, `chernoff`; a target
+    /// without an exact interval says `chernoff` where this says `exact`); null while
+    /// blinded.
+    pub primary: Option<Primary>,
+    /// Why that interval is primary, in one sentence.
+    pub primary_reason: String,
     /// Respondents needed so that every question's Chernoff half-width is at most 5 %.
     pub respondents_needed_for_5_percent: u64,
     pub questions: Vec<QuestionResults>,
@@ -51,6 +153,9 @@ pub struct QuestionResults {
     pub estimate_clipped: Option<f64>,
     /// Yes/no: intervals for the true "yes" proportion (all null for other types).
     pub intervals: Intervals,
+    /// Yes/no: which of `intervals` to lead with (null while blinded and for other types,
+    /// whose options and mean say it each).
+    pub primary: Option<Primary>,
     /// Choice and ordinal: each option's reports and estimated true share. Each option's
     /// intervals hold for that option at the chosen confidence, not for all options at once
     /// (for k options at once, ask for confidence 1 − β/k: Bonferroni).
@@ -66,13 +171,15 @@ pub struct QuestionResults {
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct OptionResults {
     pub label: String,
-    /// Reports of this option.
-    pub reported: u64,
+    /// Reports of this option (null while blinded).
+    pub reported: Option<u64>,
     /// The unbiased estimate of the true share choosing it (may fall outside [0, 1]).
     pub estimate: Option<f64>,
     /// The estimate clipped to [0, 1].
     pub estimate_clipped: Option<f64>,
     pub intervals: Intervals,
+    /// Which of `intervals` to lead with (null while blinded).
+    pub primary: Option<Primary>,
 }
 
 /// A mean: an ordinal question's mean level or a number's mean.
@@ -87,6 +194,8 @@ pub struct MeanResults {
     /// The estimate clipped to [min, max].
     pub estimate_clipped: Option<f64>,
     pub intervals: Intervals,
+    /// Which of `intervals` to lead with (null while blinded).
+    pub primary: Option<Primary>,
 }
 
 /// Confidence intervals for one target; each null without data (`exact` also where the
@@ -114,6 +223,17 @@ impl IntervalBounds {
     }
 }
 
+impl Intervals {
+    /// The interval `primary` names.
+    pub fn get(&self, primary: Primary) -> Option<IntervalBounds> {
+        match primary {
+            Primary::Anytime => self.anytime,
+            Primary::Exact => self.exact,
+            Primary::Chernoff => self.chernoff,
+        }
+    }
+}
+
 /// An interval's bounds, or none at all: never an object of nulls (a non-finite bound
 /// would serialize as null).
 fn finite(bounds: Bounds) -> Option<IntervalBounds> {
@@ -138,21 +258,49 @@ pub fn parse_confidence(level: Option<f64>) -> Result<Confidence, AppError> {
     })
 }
 
-/// A target's estimate and intervals: `(estimate, clipped, intervals)`.
-struct Target {
-    estimate: Option<f64>,
-    estimate_clipped: Option<f64>,
-    intervals: Intervals,
+/// A target's estimate, intervals and primary interval.
+pub struct Target {
+    pub estimate: Option<f64>,
+    pub estimate_clipped: Option<f64>,
+    pub intervals: Intervals,
+    pub primary: Option<Primary>,
 }
 
-fn target(
+/// How a survey's targets are summarized: at which confidence, tuned for which size, led
+/// by which interval (`None`: blinded).
+#[derive(Debug, Clone, Copy)]
+pub struct Summarizing {
+    pub confidence: Confidence,
+    pub planned_respondents: u64,
+    pub primary: Option<Primary>,
+}
+
+impl Summarizing {
+    pub fn of(survey: &Survey, confidence: Confidence) -> Self {
+        Self {
+            confidence,
+            planned_respondents: survey.planned_size(),
+            primary: survey_primary(survey),
+        }
+    }
+}
+
+/// One target's estimate and intervals from its report counts; all null while blinded.
+pub fn target(
     estimator: &PerRecordEstimator,
     counts: &[u64],
-    confidence: Confidence,
-    planned_respondents: u64,
+    how: Summarizing,
 ) -> Result<Target, AppError> {
+    if how.primary.is_none() {
+        return Ok(Target {
+            estimate: None,
+            estimate_clipped: None,
+            intervals: Intervals::default(),
+            primary: None,
+        });
+    }
     let summary = estimator
-        .summarize(counts, confidence, planned_respondents)
+        .summarize(counts, how.confidence, how.planned_respondents)
         .map_err(AppError::internal)?;
     Ok(Target {
         estimate: summary.map(|s| s.estimate),
@@ -162,6 +310,7 @@ fn target(
             exact: summary.and_then(|s| s.exact).and_then(finite),
             anytime: summary.and_then(|s| finite(s.anytime)),
         },
+        primary: primary_for(how.primary, estimator),
     })
 }
 
@@ -225,13 +374,13 @@ fn planning_estimators(
 fn question_results(
     question: &Question,
     counts: &[u64],
-    confidence: Confidence,
-    planned_respondents: u64,
+    how: Summarizing,
 ) -> Result<QuestionResults, AppError> {
     let design = &question.design;
     let mechanism = design.mechanism();
     let mut counts = counts.to_vec();
     counts.resize(mechanism.reports(), 0);
+    let blinded = how.primary.is_none();
     let mut results = QuestionResults {
         id: question.id.get(),
         position: question.position,
@@ -245,9 +394,10 @@ fn question_results(
         estimate: None,
         estimate_clipped: None,
         intervals: Intervals::default(),
+        primary: None,
         options: None,
         mean: None,
-        respondents_needed_for_5_percent: respondents_needed(question, confidence)?,
+        respondents_needed_for_5_percent: respondents_needed(question, how.confidence)?,
     };
     let matrix = mechanism.matrix();
     match design.question_type() {
@@ -255,11 +405,12 @@ fn question_results(
             let yes = matrix
                 .option_estimator(Design::YES)
                 .map_err(AppError::internal)?;
-            let share = target(&yes, &counts, confidence, planned_respondents)?;
-            results.reported_yes = Some(counts[Design::YES]);
+            let share = target(&yes, &counts, how)?;
+            results.reported_yes = (!blinded).then_some(counts[Design::YES]);
             results.estimate = share.estimate;
             results.estimate_clipped = share.estimate_clipped;
             results.intervals = share.intervals;
+            results.primary = share.primary;
         }
         QuestionType::Choice | QuestionType::Ordinal => {
             let labels = design.options().unwrap_or_default();
@@ -270,27 +421,28 @@ fn question_results(
                     let estimator = matrix
                         .option_estimator(option)
                         .map_err(AppError::internal)?;
-                    let share = target(&estimator, &counts, confidence, planned_respondents)?;
+                    let share = target(&estimator, &counts, how)?;
                     Ok(OptionResults {
                         label: label.clone(),
-                        reported: counts[option],
+                        reported: (!blinded).then_some(counts[option]),
                         estimate: share.estimate,
                         estimate_clipped: share.estimate_clipped,
                         intervals: share.intervals,
+                        primary: share.primary,
                     })
                 })
                 .collect::<Result<Vec<_>, AppError>>()?;
             results.options = Some(options);
             if design.question_type() == QuestionType::Ordinal {
                 let estimator = mean_level_estimator(matrix);
-                results.mean = Some(mean(&estimator, &counts, confidence, planned_respondents)?);
+                results.mean = Some(mean(&estimator, &counts, how)?);
             }
         }
         QuestionType::Number => {
             let estimator = mechanism
                 .mean_estimator(false)
                 .ok_or_else(|| AppError::internal("a number question without a mean"))?;
-            results.mean = Some(mean(&estimator, &counts, confidence, planned_respondents)?);
+            results.mean = Some(mean(&estimator, &counts, how)?);
         }
     }
     Ok(results)
@@ -299,17 +451,17 @@ fn question_results(
 fn mean(
     estimator: &PerRecordEstimator,
     counts: &[u64],
-    confidence: Confidence,
-    planned_respondents: u64,
+    how: Summarizing,
 ) -> Result<MeanResults, AppError> {
     let (min, max) = estimator.target_range();
-    let value = target(estimator, counts, confidence, planned_respondents)?;
+    let value = target(estimator, counts, how)?;
     Ok(MeanResults {
         min,
         max,
         estimate: value.estimate,
         estimate_clipped: value.estimate_clipped,
         intervals: value.intervals,
+        primary: value.primary,
     })
 }
 
@@ -318,6 +470,7 @@ pub fn compute(
     counted: &[QuestionCounts],
     confidence: Confidence,
 ) -> Result<SurveyResults, AppError> {
+    let how = Summarizing::of(survey, confidence);
     let questions = survey
         .questions
         .iter()
@@ -326,15 +479,26 @@ pub fn compute(
                 .iter()
                 .find(|c| c.question_id == question.id)
                 .map_or(&[][..], |c| &c.counts[..]);
-            question_results(question, counts, confidence, survey.planned_respondents)
+            question_results(question, counts, how)
         })
         .collect::<Result<Vec<_>, AppError>>()?;
+    let responses = questions.iter().map(|q| q.n).max().unwrap_or(0);
+    let target_responses = survey.stopping_rule.target_responses();
     Ok(SurveyResults {
         slug: survey.slug.to_string(),
         title: survey.title.clone(),
         status: survey.status.as_str().to_owned(),
         confidence: confidence.level(),
         planned_respondents: survey.planned_respondents,
+        plan: Plan::of(survey),
+        target_responses,
+        closes_at: survey.stopping_rule.closes_at().map(|at| at.to_string()),
+        blinded: how.primary.is_none(),
+        unblinded_at_responses: survey.unblinded_at,
+        responses,
+        progress: target_responses.map(|target| (responses as f64 / target as f64).min(1.0)),
+        primary: how.primary,
+        primary_reason: primary_reason(survey).to_owned(),
         respondents_needed_for_5_percent: questions
             .iter()
             .map(|q| q.respondents_needed_for_5_percent)

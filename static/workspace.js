@@ -171,9 +171,10 @@
     return left + fraction * width;
   }
 
-  function draw(scope, estimate, chernoff) {
+  // The chart draws the primary interval (none while blinded).
+  function draw(scope, estimate, primary) {
     scope.querySelectorAll("svg.track").forEach(function (track) {
-      const shown = estimate !== null && chernoff;
+      const shown = estimate !== null && primary;
       track.querySelectorAll("[data-bar], [data-interval], [data-mark]").forEach(function (part) {
         if (shown) part.removeAttribute("visibility");
         else part.setAttribute("visibility", "hidden");
@@ -186,8 +187,8 @@
       }
       const line = track.querySelector("[data-interval]");
       if (line) {
-        line.setAttribute("x1", trackX(track, chernoff.low).toFixed(2));
-        line.setAttribute("x2", trackX(track, chernoff.high).toFixed(2));
+        line.setAttribute("x1", trackX(track, primary.low).toFixed(2));
+        line.setAttribute("x2", trackX(track, primary.high).toFixed(2));
       }
       const mark = track.querySelector("[data-mark]");
       if (mark) {
@@ -200,14 +201,14 @@
 
   // One share (a yes/no question's "Yes", or an option): its table row, chart row and
   // present mode's headline, all marked data-option="<report index>".
-  function showShare(card, index, reported, estimate, intervals) {
+  function showShare(card, index, reported, estimate, intervals, primary) {
     card.querySelectorAll('[data-option="' + index + '"]').forEach(function (scope) {
-      setAll(scope, "reported", String(reported));
+      setAll(scope, "reported", reported === null ? "–" : String(reported));
       setAll(scope, "estimate", estimate === null ? "–" : percent(estimate));
       setAll(scope, "chernoff", interval(intervals.chernoff, percent));
       setAll(scope, "exact", interval(intervals.exact, percent));
       setAll(scope, "anytime", interval(intervals.anytime, percent));
-      draw(scope, estimate, intervals.chernoff);
+      draw(scope, estimate, primary ? intervals[primary] : null);
     });
   }
 
@@ -221,11 +222,17 @@
       setAll(scope, "chernoff", interval(mean.intervals.chernoff, format));
       setAll(scope, "exact", interval(mean.intervals.exact, format));
       setAll(scope, "anytime", interval(mean.intervals.anytime, format));
-      draw(scope, mean.estimate_clipped, mean.intervals.chernoff);
+      draw(scope, mean.estimate_clipped, mean.primary ? mean.intervals[mean.primary] : null);
     });
   }
 
   function show(results) {
+    // Blinded and unblinded pages differ in what they hold: a change (the survey closed at
+    // its rule, or was unblinded) loads the page again.
+    if (String(results.blinded) !== live.dataset.blinded) {
+      window.location.reload();
+      return;
+    }
     let respondents = 0;
     let widest = null;
     // The planner's targets: a share, or a number's mean as a fraction of its range.
@@ -246,10 +253,10 @@
       document.querySelectorAll('[data-question="' + question.id + '"]').forEach(function (card) {
         setAll(card, "n", String(question.n));
         if (question.type === "yes_no") {
-          showShare(card, 1, question.reported_yes, question.estimate_clipped, question.intervals);
+          showShare(card, 1, question.reported_yes, question.estimate_clipped, question.intervals, question.primary);
         }
         (question.options || []).forEach(function (option, index) {
-          showShare(card, index, option.reported, option.estimate_clipped, option.intervals);
+          showShare(card, index, option.reported, option.estimate_clipped, option.intervals, option.primary);
         });
         if (question.mean) showMean(card, question.mean);
       });

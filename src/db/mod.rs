@@ -4,6 +4,7 @@
 //! only decides which connection runs them and where.
 
 pub mod backup;
+mod closing;
 pub mod compaction;
 mod migrations;
 pub mod queries;

@@ -6,9 +6,9 @@ use rusqlite::{params, Connection, ErrorCode, OptionalExtension};
 
 use crate::crypto::PasswordHash;
 use crate::domain::{
-    Email, InvitationHash, MinCell, Question, QuestionDefinition, QuestionDesign, QuestionId,
-    ResearcherId, RetentionDate, Slug, Survey, SurveyDefinition, SurveyDetails, SurveyId,
-    SurveyStatus, TokenHash,
+    ClosingTime, Email, InvitationHash, MinCell, Question, QuestionDefinition, QuestionDesign,
+    QuestionId, ResearcherId, RetentionDate, Slug, StoppingRule, Survey, SurveyDefinition,
+    SurveyDetails, SurveyId, SurveyStatus, TokenHash,
 };
 use crate::error::AppError;
 
@@ -144,8 +144,8 @@ pub fn insert_survey(
         .execute(
             "INSERT INTO surveys
                  (slug, owner_id, title, description, status, planned_respondents,
-                  requires_invitation, delete_after, min_cell)
-             VALUES (?1, ?2, ?3, ?4, 'draft', ?5, ?6, ?7, ?8)",
+                  requires_invitation, delete_after, min_cell, target_responses, closes_at)
+             VALUES (?1, ?2, ?3, ?4, 'draft', ?5, ?6, ?7, ?8, ?9, ?10)",
             params![
                 slug.as_str(),
                 owner_id.get(),
@@ -155,6 +155,15 @@ pub fn insert_survey(
                 definition.requires_invitation(),
                 definition.delete_after().map(RetentionDate::as_str),
                 definition.min_cell().get(),
+                definition
+                    .stopping_rule()
+                    .target_responses()
+                    .map(count_to_sql)
+                    .transpose()?,
+                definition
+                    .stopping_rule()
+                    .closes_at()
+                    .map(ClosingTime::unix),
             ],
         )
         .map_err(|error| {
@@ -245,7 +254,7 @@ fn load_survey(
     let found = connection
         .query_row(
             "SELECT id, title, description, status, planned_respondents, requires_invitation,
-                    delete_after, min_cell
+                    delete_after, min_cell, target_responses, closes_at, unblinded_at_responses
              FROM surveys
              WHERE slug = ?1 AND (?2 IS NULL OR owner_id = ?2)",
             params![slug.as_str(), owner.map(ResearcherId::get)],
@@ -259,6 +268,11 @@ fn load_survey(
                     row.get::<_, bool>(5)?,
                     row.get::<_, Option<String>>(6)?,
                     row.get::<_, u32>(7)?,
+                    (
+                        row.get::<_, Option<i64>>(8)?,
+                        row.get::<_, Option<i64>>(9)?,
+                        row.get::<_, Option<i64>>(10)?,
+                    ),
                 ))
             },
         )
@@ -272,10 +286,14 @@ fn load_survey(
         requires_invitation,
         delete_after,
         min_cell,
+        (target_responses, closes_at, unblinded_at),
     )) = found
     else {
         return Ok(None);
     };
+    let stopping_rule =
+        StoppingRule::from_stored(target_responses.map(count_from_sql).transpose()?, closes_at);
+    let unblinded_at = unblinded_at.map(count_from_sql).transpose()?;
     let delete_after = delete_after
         .as_deref()
         .map(RetentionDate::parse)
@@ -318,11 +336,14 @@ fn load_survey(
         requires_invitation,
         delete_after,
         min_cell,
+        stopping_rule,
+        unblinded_at,
         questions,
     }))
 }
 
 /// Moves an owned survey from `from` to `to`; 404 when not owned, 409 when in another state.
+/// Opening refuses a closing time that has passed meanwhile (409 `closes_at_passed`).
 pub fn change_status(
     connection: &Connection,
     slug: &Slug,
@@ -330,6 +351,20 @@ pub fn change_status(
     from: SurveyStatus,
     to: SurveyStatus,
 ) -> Result<(), AppError> {
+    if to == SurveyStatus::Open {
+        let closes_at = find_owned_survey(connection, slug, owner)?
+            .filter(|survey| survey.status == from)
+            .and_then(|survey| survey.stopping_rule.closes_at());
+        if let Some(closes_at) = closes_at.filter(|at| at.has_passed(ClosingTime::now())) {
+            return Err(AppError::conflict(
+                "closes_at_passed",
+                format!(
+                    "the survey's closing time ({closes_at}) has passed: set a later one in \
+                     the builder before opening it"
+                ),
+            ));
+        }
+    }
     let changed = connection.execute(
         "UPDATE surveys SET status = ?1 WHERE slug = ?2 AND status = ?3 AND owner_id = ?4",
         params![to.as_str(), slug.as_str(), from.as_str(), owner.get()],
@@ -349,6 +384,94 @@ pub fn change_status(
             ),
         )),
     }
+}
+
+/// Unblinds an open survey fixed in advance before its rule closes it, recording for good
+/// how many responses it had: its anytime interval becomes primary for good. Returns that
+/// count (again, unchanged, when it was unblinded before). 404 when not owned; 409
+/// `not_blinded` for a survey watched live or already closed, `not_open` for a draft.
+pub fn unblind(connection: &Connection, slug: &Slug, owner: ResearcherId) -> Result<u64, AppError> {
+    let survey = find_owned_survey(connection, slug, owner)?.ok_or(AppError::NotFound("survey"))?;
+    if let Some(responses) = survey.unblinded_at {
+        return Ok(responses);
+    }
+    if !survey.stopping_rule.is_fixed() {
+        return Err(AppError::conflict(
+            "not_blinded",
+            "this survey is watched live (it has no stopping rule): nothing is blinded",
+        ));
+    }
+    match survey.status {
+        SurveyStatus::Draft => {
+            return Err(AppError::conflict(
+                "not_open",
+                "a draft has no responses to unblind; open it first",
+            ))
+        }
+        SurveyStatus::Closed => {
+            return Err(AppError::conflict(
+                "not_blinded",
+                "this survey has closed: its estimates are shown already",
+            ))
+        }
+        SurveyStatus::Open => {}
+    }
+    let responses: i64 = connection.query_row(
+        "SELECT count(*) FROM stored_responses WHERE survey_id = ?1",
+        [survey.id.get()],
+        |row| row.get(0),
+    )?;
+    connection.execute(
+        "UPDATE surveys SET unblinded_at_responses = ?2 WHERE id = ?1",
+        params![survey.id.get(), responses],
+    )?;
+    count_from_sql(responses)
+}
+
+/// A draft's stopping rule (the builder): none, a target, a closing time, or both.
+pub fn update_stopping_rule(
+    connection: &Connection,
+    slug: &Slug,
+    owner: ResearcherId,
+    rule: StoppingRule,
+) -> Result<(), AppError> {
+    let survey_id = owned_draft(connection, slug, owner)?;
+    connection.execute(
+        "UPDATE surveys SET target_responses = ?2, closes_at = ?3 WHERE id = ?1",
+        params![
+            survey_id.get(),
+            rule.target_responses().map(count_to_sql).transpose()?,
+            rule.closes_at().map(ClosingTime::unix)
+        ],
+    )?;
+    Ok(())
+}
+
+/// Closes every open survey whose closing time has come (the writer's timer); returns their
+/// slugs.
+pub fn close_due_surveys(
+    connection: &Connection,
+    now: ClosingTime,
+) -> Result<Vec<String>, AppError> {
+    let mut statement = connection.prepare_cached(
+        "UPDATE surveys SET status = 'closed'
+         WHERE status = 'open' AND closes_at IS NOT NULL AND closes_at <= ?1
+         RETURNING slug",
+    )?;
+    let slugs = statement
+        .query_map([now.unix()], |row| row.get(0))?
+        .collect::<Result<Vec<String>, _>>()?;
+    Ok(slugs)
+}
+
+/// The earliest closing time of an open survey, if any (when the writer must wake next).
+pub fn next_closing_time(connection: &Connection) -> Result<Option<ClosingTime>, AppError> {
+    let next: Option<i64> = connection
+        .prepare_cached(
+            "SELECT min(closes_at) FROM surveys WHERE status = 'open' AND closes_at IS NOT NULL",
+        )?
+        .query_row([], |row| row.get(0))?;
+    Ok(next.map(ClosingTime::from_unix))
 }
 
 // --- invitations --------------------------------------------------------------------------

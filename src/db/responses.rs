@@ -6,8 +6,8 @@ use rusqlite::{params, Connection, OptionalExtension};
 
 use super::queries::stored_level;
 use crate::domain::{
-    invitation_unusable, QuestionId, RecordId, ResearcherId, Slug, StoredReport, Submission,
-    SurveyId, SurveyStatus, WithdrawalTag,
+    invitation_unusable, ClosingTime, QuestionId, RecordId, ResearcherId, Slug, StoppingRule,
+    StoredReport, Submission, SurveyId, SurveyStatus, WithdrawalTag,
 };
 use crate::error::AppError;
 
@@ -104,12 +104,25 @@ pub fn store_response(
         ));
     }
     // Checked inside the write transaction, so a concurrent close is respected.
-    let status: String = connection
-        .prepare_cached("SELECT status FROM surveys WHERE id = ?1")?
-        .query_row([survey_id.get()], |row| row.get(0))
+    let (status, rule): (String, StoppingRule) = connection
+        .prepare_cached("SELECT status, target_responses, closes_at FROM surveys WHERE id = ?1")?
+        .query_row([survey_id.get()], |row| {
+            let target: Option<i64> = row.get(1)?;
+            Ok((
+                row.get(0)?,
+                StoppingRule::from_stored(target.and_then(|t| u64::try_from(t).ok()), row.get(2)?),
+            ))
+        })
         .optional()?
         .ok_or(AppError::NotFound("survey"))?;
-    let status = SurveyStatus::from_stored(&status)?;
+    let mut status = SurveyStatus::from_stored(&status)?;
+    // A closing time that has come closes the survey even before the writer's timer does.
+    if rule
+        .closes_at()
+        .is_some_and(|at| at.has_passed(ClosingTime::now()))
+    {
+        status = SurveyStatus::Closed;
+    }
     if status != SurveyStatus::Open {
         return Err(AppError::conflict(
             "survey_not_open",
@@ -145,7 +158,47 @@ pub fn store_response(
     for report in submission.reports() {
         count_report.execute(params![report.question_id.get(), report.report])?;
     }
+    if let Some(target) = rule.target_responses() {
+        close_at_target(connection, survey_id, target)?;
+    }
     Ok(Stored::Created)
+}
+
+/// The responses a survey holds, from its first randomized question's report counts (every
+/// response answers every question): O(reports), whatever the number of responses.
+pub fn responses_counted(connection: &Connection, survey_id: SurveyId) -> Result<u64, AppError> {
+    let counted: i64 = connection
+        .prepare_cached(
+            "SELECT coalesce(sum(n), 0) FROM report_counts WHERE question_id =
+                 (SELECT id FROM questions
+                  WHERE survey_id = ?1
+                    AND coalesce(json_extract(design, '$.type'), 'yes_no') <> 'grouping'
+                  ORDER BY position LIMIT 1)",
+        )?
+        .query_row([survey_id.get()], |row| row.get(0))?;
+    u64::try_from(counted).map_err(|_| AppError::internal("a negative response count"))
+}
+
+/// In the transaction of the response just stored: the survey closes once it holds its
+/// target, so that response is the last one accepted.
+fn close_at_target(
+    connection: &Connection,
+    survey_id: SurveyId,
+    target: u64,
+) -> Result<(), AppError> {
+    if responses_counted(connection, survey_id)? >= target {
+        connection
+            .prepare_cached(
+                "UPDATE surveys SET status = 'closed' WHERE id = ?1 AND status = 'open'",
+            )?
+            .execute([survey_id.get()])?;
+        tracing::info!(
+            survey = survey_id.get(),
+            target,
+            "a survey reached its target and closed"
+        );
+    }
+    Ok(())
 }
 
 /// The reports of one response of a survey, in question order.

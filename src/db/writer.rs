@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 use rusqlite::Connection;
 use tokio::sync::oneshot;
 
+use super::closing::ClosingClock;
 use super::{compaction, responses};
 use crate::domain::RetentionDate;
 use crate::error::AppError;
@@ -149,20 +150,26 @@ impl Writer {
 }
 
 /// When the next epoch is due: the first write since the last epoch starts the clock.
+/// It also wakes the writer at the next closing time of an open survey ([`ClosingClock`]).
 struct EpochClock {
     every: Duration,
     dirty_since: Option<Instant>,
     /// `PRAGMA data_version` after our last epoch: it moves when another process commits.
     others_version: i64,
+    closing: ClosingClock,
 }
 
 impl EpochClock {
     fn wait(&self) -> Duration {
-        match self.dirty_since {
+        let epoch = match self.dirty_since {
             Some(since) => (since + self.every).saturating_duration_since(Instant::now()),
             // Idle: wake now and then to notice other processes' writes and retention dates.
             None => self.every,
-        }
+        };
+        // A second's margin at most: closing times are whole seconds.
+        self.closing
+            .wait()
+            .map_or(epoch, |closing| epoch.min(closing))
     }
 
     fn wrote(&mut self) {
@@ -181,9 +188,11 @@ fn run(connection: &Connection, queue: &mpsc::Receiver<Message>, compact_every: 
         every: compact_every,
         dirty_since: None,
         others_version: compaction::data_version(connection).unwrap_or(0),
+        closing: ClosingClock::default(),
     };
     // A write left in the files by an earlier run (a crash) is compacted soon too.
     clock.wrote();
+    clock.closing.tick(connection);
     let mut waiting = None;
     loop {
         let message = match waiting.take() {
@@ -221,6 +230,8 @@ fn run(connection: &Connection, queue: &mpsc::Receiver<Message>, compact_every: 
                 } else if connection.total_changes() != changes_before {
                     clock.wrote();
                 }
+                // A group may have opened a survey with a closing time.
+                clock.closing.tick(connection);
                 if clock.due() {
                     let _ = epoch(connection, &mut clock);
                 }
@@ -232,6 +243,7 @@ fn run(connection: &Connection, queue: &mpsc::Receiver<Message>, compact_every: 
 /// The writer woke without a job: delete surveys past their retention date, notice other
 /// processes' commits, and run the epoch when it is due.
 fn on_timer(connection: &Connection, clock: &mut EpochClock) {
+    clock.closing.tick(connection);
     match responses::delete_expired_surveys(connection, RetentionDate::today().as_str()) {
         Ok(deleted) if !deleted.is_empty() => {
             tracing::info!(

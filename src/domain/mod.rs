@@ -13,6 +13,7 @@ use crate::error::AppError;
 
 mod question;
 mod response;
+mod stopping;
 mod submission;
 pub use question::{
     DesignFields, DesignName, Question, QuestionDesign, QuestionType, MAX_NUMBER_BOUND,
@@ -20,6 +21,7 @@ pub use question::{
 };
 use response::is_64_lowercase_hex;
 pub use response::{Receipt, RecordId, ResponseId, WithdrawalKey, WithdrawalTag};
+pub use stopping::{ClosingTime, StoppingRule, MAX_TARGET_RESPONSES};
 pub use submission::{StoredReport, Submission, SubmissionInput};
 
 pub const MAX_QUESTIONS: usize = 100;
@@ -482,6 +484,11 @@ pub struct Survey {
     /// Deleted with all its data once this UTC day is over.
     pub delete_after: Option<RetentionDate>,
     pub min_cell: MinCell,
+    /// Fixed in advance (a target, a closing time) or watched live (neither).
+    pub stopping_rule: StoppingRule,
+    /// Set when the owner unblinded a survey fixed in advance before its rule closed it:
+    /// the responses it had then. Recorded for good.
+    pub unblinded_at: Option<u64>,
     pub questions: Vec<Question>,
 }
 
@@ -489,6 +496,30 @@ impl Survey {
     pub fn total_epsilon(&self) -> f64 {
         randomized_response::total_epsilon(self.questions.iter().map(|q| q.design.level()))
     }
+
+    /// The sample size the anytime interval is tuned for: the target when there is one,
+    /// else the planned respondents.
+    pub fn planned_size(&self) -> u64 {
+        self.stopping_rule
+            .target_responses()
+            .unwrap_or(self.planned_respondents)
+    }
+
+    /// Fixed in advance, not unblinded, and not closed: estimates are withheld.
+    pub fn is_blinded(&self) -> bool {
+        self.stopping_rule.is_fixed()
+            && self.unblinded_at.is_none()
+            && self.status != SurveyStatus::Closed
+    }
+}
+
+/// Seconds since 1970-01-01T00:00:00Z, now.
+pub(crate) fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| {
+            i64::try_from(elapsed.as_secs()).unwrap_or(i64::MAX)
+        })
 }
 
 /// A retention date, `YYYY-MM-DD` (UTC): the survey is deleted once that day is over.
@@ -527,10 +558,7 @@ impl RetentionDate {
 
     /// Today's UTC date, the same shape: retention compares the two as text.
     pub fn today() -> Self {
-        let seconds = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |elapsed| elapsed.as_secs());
-        let (year, month, day) = civil_from_days(i64::try_from(seconds / 86_400).unwrap_or(0));
+        let (year, month, day) = civil_from_days(unix_now().div_euclid(86_400));
         Self(format!("{year:04}-{month:02}-{day:02}"))
     }
 
@@ -629,6 +657,18 @@ pub struct SurveyDefinitionInput {
     #[serde(default, deserialize_with = "whole_or_null")]
     #[schema(minimum = 1, maximum = 10_000)]
     min_cell: Option<u32>,
+    /// Fixed in advance: the survey closes by itself once this many responses are stored
+    /// (the one that reaches it is the last accepted). Its estimates are blinded until it
+    /// closes; the target also tunes the anytime interval (instead of
+    /// `planned_respondents`). Frozen when the survey opens.
+    #[serde(default, deserialize_with = "whole_or_null")]
+    #[schema(minimum = 1, maximum = 1_000_000_000, examples(2000))]
+    target_responses: Option<u64>,
+    /// Fixed in advance: the survey closes by itself at this UTC instant (RFC 3339, ending
+    /// in `Z`), which must lie ahead. Blinded until then, like `target_responses` (with
+    /// both, whichever comes first closes it). Frozen when the survey opens.
+    #[schema(format = DateTime, examples("2027-01-31T23:59:00Z"))]
+    closes_at: Option<String>,
     /// 1 to 100 questions, in the order respondents see them.
     #[schema(min_items = 1, max_items = 100)]
     questions: Vec<QuestionDefinitionInput>,
@@ -714,6 +754,7 @@ pub struct SurveyDefinition {
     requires_invitation: bool,
     delete_after: Option<RetentionDate>,
     min_cell: MinCell,
+    stopping_rule: StoppingRule,
     questions: Vec<QuestionDefinition>,
 }
 
@@ -752,6 +793,11 @@ impl SurveyDefinition {
             .map(MinCell::parse)
             .transpose()?
             .unwrap_or_default();
+        definition.stopping_rule = StoppingRule::parse(
+            input.target_responses,
+            input.closes_at.as_deref(),
+            ClosingTime::now(),
+        )?;
         Ok(definition)
     }
 
@@ -767,6 +813,7 @@ impl SurveyDefinition {
             requires_invitation,
             delete_after: None,
             min_cell: MinCell::default(),
+            stopping_rule: StoppingRule::NONE,
             questions,
         }
     }
@@ -789,6 +836,7 @@ impl SurveyDefinition {
             requires_invitation: false,
             delete_after: None,
             min_cell: MinCell::default(),
+            stopping_rule: StoppingRule::NONE,
             questions: vec![
                 question(
                     "In the past year, have you used a performance-enhancing drug?",
@@ -826,6 +874,10 @@ impl SurveyDefinition {
 
     pub fn min_cell(&self) -> MinCell {
         self.min_cell
+    }
+
+    pub fn stopping_rule(&self) -> StoppingRule {
+        self.stopping_rule
     }
 
     pub fn questions(&self) -> &[QuestionDefinition] {

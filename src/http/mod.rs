@@ -241,6 +241,10 @@ fn routes(config: &mut web::ServiceConfig, static_dir: Option<PathBuf>) {
             NO_BODY,
         ))
         .service(limited(
+            resource("/api/surveys/{slug}/unblind").post(researcher::unblind),
+            NO_BODY,
+        ))
+        .service(limited(
             resource("/api/surveys/{slug}/results").get(researcher::results),
             NO_BODY,
         ))
@@ -294,6 +298,7 @@ fn workspace_routes(config: &mut web::ServiceConfig) {
                 .post(w::open),
         )
         .service(resource("/surveys/{slug}/close").post(w::close))
+        .service(resource("/surveys/{slug}/unblind").post(w::unblind))
         .service(resource("/surveys/{slug}/delete").post(w::delete_survey))
         .service(resource("/surveys/{slug}/results").get(w::results_page))
         .service(resource("/surveys/{slug}/results.json").get(w::live_results))

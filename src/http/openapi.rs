@@ -67,6 +67,7 @@ builder's `/designs/figures`). Everything a script needs is here.";
         researcher::delete_survey,
         researcher::open,
         researcher::close,
+        researcher::unblind,
         researcher::results,
         researcher::export_csv,
         researcher::export_ndjson,

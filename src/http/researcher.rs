@@ -47,8 +47,16 @@ struct SurveyBody {
     /// `YYYY-MM-DD`: everything of the survey is deleted once that UTC day is over.
     #[schema(format = Date)]
     delete_after: Option<String>,
-    /// The fewest responses (and new responses) the live pages show at a time.
+    /// The fewest responses (and new responses) the live pages show at a time, and the
+    /// smallest group a breakdown shows (k-anonymity).
     min_cell: u32,
+    /// Fixed in advance: the survey closes once it holds this many responses.
+    target_responses: Option<u64>,
+    /// Fixed in advance: the survey closes at this UTC instant (RFC 3339).
+    #[schema(format = DateTime)]
+    closes_at: Option<String>,
+    /// When unblinded early: the responses it had then (recorded for good).
+    unblinded_at_responses: Option<u64>,
     /// Where respondents answer (a path on this server).
     #[schema(examples("/s/exam-honesty-3f9a1c2e"))]
     link: String,
@@ -82,6 +90,9 @@ impl From<Survey> for SurveyBody {
                 .as_ref()
                 .map(|date| date.as_str().to_owned()),
             min_cell: survey.min_cell.get(),
+            target_responses: survey.stopping_rule.target_responses(),
+            closes_at: survey.stopping_rule.closes_at().map(|at| at.to_string()),
+            unblinded_at_responses: survey.unblinded_at,
         }
     }
 }
@@ -200,8 +211,8 @@ async fn change_status(
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 403, description = CSRF_REFUSED, body = ErrorBody),
         (status = 404, description = "`not_found`: no such survey of yours.", body = ErrorBody),
-        (status = 409, description = "`invalid_status_change`: only a draft can open.",
-            body = ErrorBody),
+        (status = 409, description = "`invalid_status_change`: only a draft can open; \
+            `closes_at_passed`: its closing time has passed.", body = ErrorBody),
     )
 )]
 pub async fn open(
@@ -235,6 +246,49 @@ pub async fn close(
     owner: Owner,
 ) -> Result<HttpResponse, AppError> {
     change_status(&db, &slug, &owner, SurveyStatus::Open, SurveyStatus::Closed).await
+}
+
+/// POST /api/surveys/{slug}/unblind: shows an open survey's estimates before its stopping
+/// rule closes it.
+#[utoipa::path(
+    post,
+    path = "/api/surveys/{slug}/unblind",
+    tag = "owner",
+    params(SlugPath),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "Unblinded, recorded for good (again: unchanged). The \
+            results then show every figure, and the anytime interval is primary for good.",
+            body = SurveyBody),
+        (status = 401, description = UNAUTHORIZED, body = ErrorBody,
+            headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
+        (status = 403, description = CSRF_REFUSED, body = ErrorBody),
+        (status = 404, description = "`not_found`: no such survey of yours.", body = ErrorBody),
+        (status = 409, description = "`not_blinded` (watched live, or closed) or `not_open` \
+            (a draft).", body = ErrorBody),
+    )
+)]
+pub async fn unblind(
+    db: web::Data<Database>,
+    slug: web::Path<String>,
+    owner: Owner,
+) -> Result<HttpResponse, AppError> {
+    let survey = unblind_survey(&db, Slug::parse(&slug)?, owner.researcher()).await?;
+    Ok(HttpResponse::Ok().json(SurveyBody::from(survey)))
+}
+
+/// Unblinds an owned survey (the API and the workspace's button).
+pub(super) async fn unblind_survey(
+    db: &Database,
+    slug: Slug,
+    researcher: ResearcherId,
+) -> Result<Survey, AppError> {
+    db.write(move |connection| {
+        let responses = queries::unblind(connection, &slug, researcher)?;
+        tracing::info!(responses, "a survey fixed in advance was unblinded early");
+        queries::find_survey(connection, &slug)?.ok_or(AppError::NotFound("survey"))
+    })
+    .await
 }
 
 #[derive(Deserialize, utoipa::IntoParams)]
@@ -319,6 +373,21 @@ pub(super) async fn owned_live_results(
     Ok((survey, computed))
 }
 
+/// 409 `blinded`: a survey fixed in advance shows nothing computed from its reports while
+/// it is open (docs/design.md, "Which interval is primary").
+pub(super) fn refuse_while_blinded(survey: &Survey, what: &str) -> Result<(), AppError> {
+    if survey.is_blinded() {
+        return Err(AppError::conflict(
+            "blinded",
+            format!(
+                "this survey was fixed in advance and is blinded until it closes: {what} is \
+                 withheld until then (or until its owner unblinds it, which is recorded)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 async fn export(
     db: web::Data<Database>,
     slug: &str,
@@ -326,6 +395,7 @@ async fn export(
     format: ExportFormat,
 ) -> Result<HttpResponse, AppError> {
     let survey = find_owned_survey(&db, Slug::parse(slug)?, owner).await?;
+    refuse_while_blinded(&survey, "its export")?;
     let rows = stream_export(db.get_ref().clone(), &survey, format)?;
     let disposition = format!(
         "attachment; filename=\"{}\"",
@@ -361,6 +431,8 @@ async fn export(
         (status = 401, description = UNAUTHORIZED, body = ErrorBody,
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 404, description = "`not_found`: no such survey of yours.", body = ErrorBody),
+        (status = 409, description = "`blinded`: fixed in advance and still open.",
+            body = ErrorBody),
     )
 )]
 pub async fn export_csv(
@@ -389,6 +461,8 @@ pub async fn export_csv(
         (status = 401, description = UNAUTHORIZED, body = ErrorBody,
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 404, description = "`not_found`: no such survey of yours.", body = ErrorBody),
+        (status = 409, description = "`blinded`: fixed in advance and still open.",
+            body = ErrorBody),
     )
 )]
 pub async fn export_ndjson(

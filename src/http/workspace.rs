@@ -13,7 +13,7 @@ pub use builder::{
     open, preview, update_details, update_question,
 };
 pub use design::figures as design_figures;
-pub use results::{download_invitations, live_results, present, results_page};
+pub use results::{download_invitations, live_results, present, results_page, unblind};
 
 use actix_web::http::{header, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse};

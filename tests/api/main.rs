@@ -21,6 +21,7 @@ mod rate_limit;
 mod shutdown;
 mod simulate;
 mod static_files;
+mod stopping_rules;
 mod storage;
 mod submissions;
 mod workspace_pages;

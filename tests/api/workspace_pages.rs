@@ -112,7 +112,9 @@ async fn a_researcher_builds_a_draft_previews_it_opens_it_and_watches_results() 
         .await;
     assert!(results.contains("data-field=\"n\">10</span>"));
     assert!(results.contains("option value=\"0.99\" selected"));
-    assert!(results.contains("exact for this sample size"));
+    assert!(results.contains("exact for a sample size fixed in advance"));
+    assert!(results.contains("Watched live: the anytime interval is primary"));
+    assert!(results.contains("Anytime interval (primary)"));
     assert!(results.contains("stays valid however often you look"));
     assert!(results.contains("<svg class=\"track\""));
     assert!(results.contains(&format!("/s/{slug}")));

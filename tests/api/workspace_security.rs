@@ -22,6 +22,7 @@ const OWNER_ROUTES: &[(&str, &str)] = &[
     ("GET", "/surveys/{slug}/open"),
     ("POST", "/surveys/{slug}/open"),
     ("POST", "/surveys/{slug}/close"),
+    ("POST", "/surveys/{slug}/unblind"),
     ("POST", "/surveys/{slug}/delete"),
     ("GET", "/surveys/{slug}/results"),
     ("GET", "/surveys/{slug}/results.json"),
@@ -33,6 +34,7 @@ const OWNER_ROUTES: &[(&str, &str)] = &[
     ("GET", "/api/surveys/{slug}/codebook.json"),
     ("POST", "/api/surveys/{slug}/open"),
     ("POST", "/api/surveys/{slug}/close"),
+    ("POST", "/api/surveys/{slug}/unblind"),
     ("POST", "/api/surveys/{slug}/invitations"),
     ("DELETE", "/api/surveys/{slug}"),
 ];

@@ -12,8 +12,8 @@ use super::{html, owned_survey, see_other, CsrfForm, Nav, Page};
 use crate::db::queries;
 use crate::db::Database;
 use crate::domain::{
-    DesignName, QuestionDefinition, QuestionDesign, QuestionId, QuestionType, Slug, SurveyDetails,
-    SurveyStatus,
+    ClosingTime, DesignName, QuestionDefinition, QuestionDesign, QuestionId, QuestionType, Slug,
+    StoppingRule, SurveyDetails, SurveyStatus,
 };
 use crate::error::AppError;
 use crate::http::auth::{Session, SignedIn};
@@ -84,6 +84,12 @@ struct BuilderPage {
     description: String,
     planned_respondents: u64,
     requires_invitation: bool,
+    /// The stopping rule as the form shows it: blank, or the target and the closing time
+    /// (`datetime-local`'s `YYYY-MM-DDTHH:MM:SS`, UTC).
+    target_responses: String,
+    closes_at: String,
+    /// The rule in words, for a survey that is no longer a draft.
+    rule_text: String,
     status: &'static str,
     editable: bool,
     total_epsilon: String,
@@ -169,6 +175,32 @@ async fn builder_page(
         description: survey.description,
         planned_respondents: survey.planned_respondents,
         requires_invitation: survey.requires_invitation,
+        target_responses: survey
+            .stopping_rule
+            .target_responses()
+            .map_or_else(String::new, |target| target.to_string()),
+        closes_at: survey
+            .stopping_rule
+            .closes_at()
+            .map_or_else(String::new, |at| {
+                at.to_string().trim_end_matches('Z').to_owned()
+            }),
+        rule_text: match (
+            survey.stopping_rule.target_responses(),
+            survey.stopping_rule.closes_at(),
+        ) {
+            (None, None) => "Watched live: no stopping rule.".to_owned(),
+            (target, at) => format!(
+                "Fixed in advance: closes{}{}{}.",
+                target.map_or_else(String::new, |t| format!(" at {t} responses")),
+                if target.is_some() && at.is_some() {
+                    " or"
+                } else {
+                    ""
+                },
+                at.map_or_else(String::new, |at| format!(" at {at}"))
+            ),
+        },
         questions,
         new_question,
     })?;
@@ -195,6 +227,43 @@ pub struct DetailsForm {
     planned_respondents: u64,
     /// The checkbox: present when responses need a single-use invitation.
     requires_invitation: Option<String>,
+    /// Fixed in advance: a target number of responses (blank: none).
+    #[serde(default)]
+    target_responses: String,
+    /// Fixed in advance: a closing time in UTC, as a `datetime-local` input sends it
+    /// (`2027-01-31T23:59`, seconds optional) or in RFC 3339 (blank: none).
+    #[serde(default)]
+    closes_at: String,
+}
+
+impl DetailsForm {
+    /// The stopping rule as typed: blank fields are no rule.
+    fn stopping_rule(&self) -> Result<StoppingRule, AppError> {
+        let target = self.target_responses.trim();
+        let target = if target.is_empty() {
+            None
+        } else {
+            Some(target.parse::<u64>().map_err(|_| {
+                AppError::invalid(
+                    "invalid_target_responses",
+                    format!("the target must be a whole number of responses, not {target:?}"),
+                )
+            })?)
+        };
+        let closes_at = utc_input(self.closes_at.trim());
+        StoppingRule::parse(target, closes_at.as_deref(), ClosingTime::now())
+    }
+}
+
+/// A `datetime-local` value read as UTC (`2027-01-31T23:59` → `2027-01-31T23:59:00Z`);
+/// anything else is passed on as typed, to be parsed as RFC 3339. `None` when blank.
+fn utc_input(text: &str) -> Option<String> {
+    match text.len() {
+        0 => None,
+        16 if text.as_bytes()[10] == b'T' => Some(format!("{text}:00Z")),
+        19 if text.as_bytes()[10] == b'T' => Some(format!("{text}Z")),
+        _ => Some(text.to_owned()),
+    }
 }
 
 fn back_to_builder(slug: &Slug) -> HttpResponse {
@@ -217,6 +286,7 @@ pub async fn update_details(
         Some(form.planned_respondents),
     )?;
     let requires_invitation = form.requires_invitation.is_some();
+    let rule = form.stopping_rule()?;
     let (researcher, target) = (session.researcher, slug.clone());
     db.write(move |connection| {
         queries::update_survey_details(
@@ -225,7 +295,8 @@ pub async fn update_details(
             researcher,
             &details,
             requires_invitation,
-        )
+        )?;
+        queries::update_stopping_rule(connection, &target, researcher, rule)
     })
     .await?;
     Ok(back_to_builder(&slug))

@@ -11,7 +11,7 @@ use serde::Deserialize;
 
 use super::builder::design_label;
 use super::design::PLANNED_HALF_WIDTHS;
-use super::{html, owned_survey, percent, Nav, Page};
+use super::{html, owned_survey, percent, see_other, CsrfForm, Nav, Page};
 use crate::db::Database;
 use crate::domain::{InvitationCount, QuestionType, Slug, Survey, SurveyStatus};
 use crate::error::AppError;
@@ -20,7 +20,7 @@ use crate::http::researcher;
 use crate::invitations;
 use crate::live::LiveReleases;
 use crate::results::{
-    respondents_needed_within, IntervalBounds, Intervals, MeanResults, QuestionResults,
+    respondents_needed_within, IntervalBounds, Intervals, MeanResults, Primary, QuestionResults,
     SurveyResults,
 };
 
@@ -37,22 +37,88 @@ fn track_x(value: f64, min: f64, max: f64) -> String {
     format!("{:.2}", TRACK_LEFT + fraction * TRACK_WIDTH)
 }
 
-fn interval_text(bounds: Option<IntervalBounds>, format: impl Fn(f64) -> String) -> String {
+fn interval_text(bounds: Option<IntervalBounds>, format: &impl Fn(f64) -> String) -> String {
     bounds.map_or_else(
         || "–".to_owned(),
         |b| format!("{} to {}", format(b.low), format(b.high)),
     )
 }
 
+/// One interval in a table row, in the order the row shows them (the primary one first).
+struct IntervalCell {
+    /// `chernoff`, `exact` or `anytime`: the results JSON's name (and `data-field`).
+    field: &'static str,
+    /// The column's heading.
+    name: &'static str,
+    text: String,
+    primary: bool,
+}
+
+/// The three methods, the primary one first (the rest in their usual order).
+fn ordered(primary: Option<Primary>) -> Vec<Primary> {
+    let mut order = vec![Primary::Chernoff, Primary::Exact, Primary::Anytime];
+    if let Some(primary) = primary {
+        order.retain(|method| *method != primary);
+        order.insert(0, primary);
+    }
+    order
+}
+
+fn method_field(method: Primary) -> &'static str {
+    match method {
+        Primary::Anytime => "anytime",
+        Primary::Exact => "exact",
+        Primary::Chernoff => "chernoff",
+    }
+}
+
+fn method_name(method: Primary) -> &'static str {
+    match method {
+        Primary::Anytime => "Anytime interval",
+        Primary::Exact => "Exact interval",
+        Primary::Chernoff => "Chernoff interval",
+    }
+}
+
+/// A table's interval headings: the method's name, the primary one marked.
+struct IntervalHeading {
+    name: &'static str,
+    primary: bool,
+}
+
+fn headings(primary: Option<Primary>) -> Vec<IntervalHeading> {
+    ordered(primary)
+        .into_iter()
+        .map(|method| IntervalHeading {
+            name: method_name(method),
+            primary: Some(method) == primary,
+        })
+        .collect()
+}
+
+fn interval_cells(
+    intervals: &Intervals,
+    primary: Option<Primary>,
+    format: impl Fn(f64) -> String,
+) -> Vec<IntervalCell> {
+    ordered(primary)
+        .into_iter()
+        .map(|method| IntervalCell {
+            field: method_field(method),
+            name: method_name(method),
+            text: interval_text(intervals.get(method), &format),
+            primary: Some(method) == primary,
+        })
+        .collect()
+}
+
 /// One share on a chart and in its table: a yes/no question's "Yes", or one option.
 struct ShareRow {
     index: usize,
     label: String,
-    reported: u64,
+    reported: String,
     estimate: String,
-    chernoff: String,
-    exact: String,
-    anytime: String,
+    intervals: Vec<IntervalCell>,
     has_data: bool,
     bar_width: String,
     low_x: String,
@@ -62,23 +128,23 @@ struct ShareRow {
 fn share_row(
     index: usize,
     label: String,
-    reported: u64,
+    reported: Option<u64>,
     estimate_clipped: Option<f64>,
     intervals: &Intervals,
+    primary: Option<Primary>,
 ) -> ShareRow {
-    let chernoff = intervals.chernoff;
+    // The chart draws the primary interval.
+    let drawn = primary.and_then(|method| intervals.get(method));
     ShareRow {
         index,
         label,
-        reported,
+        reported: reported.map_or_else(|| "–".to_owned(), |n| n.to_string()),
         estimate: estimate_clipped.map_or_else(|| "–".to_owned(), percent),
-        chernoff: interval_text(chernoff, percent),
-        exact: interval_text(intervals.exact, percent),
-        anytime: interval_text(intervals.anytime, percent),
-        has_data: estimate_clipped.is_some(),
+        intervals: interval_cells(intervals, primary, percent),
+        has_data: estimate_clipped.is_some() && drawn.is_some(),
         bar_width: track_x(estimate_clipped.unwrap_or(0.0), 0.0, 1.0),
-        low_x: track_x(chernoff.map_or(0.0, |b| b.low), 0.0, 1.0),
-        high_x: track_x(chernoff.map_or(0.0, |b| b.high), 0.0, 1.0),
+        low_x: track_x(drawn.map_or(0.0, |b| b.low), 0.0, 1.0),
+        high_x: track_x(drawn.map_or(0.0, |b| b.high), 0.0, 1.0),
     }
 }
 
@@ -91,9 +157,9 @@ struct MeanView {
     decimals: usize,
     axis: [String; 3],
     estimate: String,
-    chernoff: String,
-    exact: String,
-    anytime: String,
+    headings: Vec<IntervalHeading>,
+    intervals: Vec<IntervalCell>,
+    primary_name: &'static str,
     has_data: bool,
     estimate_x: String,
     low_x: String,
@@ -113,7 +179,7 @@ fn mean_view(label: String, mean: &MeanResults) -> MeanView {
     let (min, max) = (mean.min, mean.max);
     let decimals = decimals(max - min);
     let number = |value: f64| format!("{value:.decimals$}");
-    let chernoff = mean.intervals.chernoff;
+    let drawn = mean.primary.and_then(|method| mean.intervals.get(method));
     MeanView {
         label,
         min,
@@ -121,13 +187,13 @@ fn mean_view(label: String, mean: &MeanResults) -> MeanView {
         decimals,
         axis: [number(min), number((min + max) / 2.0), number(max)],
         estimate: mean.estimate_clipped.map_or_else(|| "–".to_owned(), number),
-        chernoff: interval_text(chernoff, number),
-        exact: interval_text(mean.intervals.exact, number),
-        anytime: interval_text(mean.intervals.anytime, number),
-        has_data: mean.estimate_clipped.is_some(),
+        headings: headings(mean.primary),
+        intervals: interval_cells(&mean.intervals, mean.primary, number),
+        primary_name: mean.primary.map_or("", |method| method_field(method)),
+        has_data: mean.estimate_clipped.is_some() && drawn.is_some(),
         estimate_x: track_x(mean.estimate_clipped.unwrap_or(min), min, max),
-        low_x: track_x(chernoff.map_or(min, |b| b.low), min, max),
-        high_x: track_x(chernoff.map_or(min, |b| b.high), min, max),
+        low_x: track_x(drawn.map_or(min, |b| b.low), min, max),
+        high_x: track_x(drawn.map_or(min, |b| b.high), min, max),
     }
 }
 
@@ -142,6 +208,10 @@ struct QuestionCard {
     yes_no: bool,
     /// Yes/no: the one share "Yes"; choice and ordinal: every option; number: none.
     shares: Vec<ShareRow>,
+    /// The shares' table headings, the primary interval first.
+    share_headings: Vec<IntervalHeading>,
+    /// `anytime`, `exact` or `chernoff`: the shares' primary interval ("" while blinded).
+    share_primary: &'static str,
     mean: Option<MeanView>,
     needed_5: u64,
 }
@@ -178,22 +248,27 @@ fn question_card(survey: &Survey, question: &QuestionResults) -> QuestionCard {
         .map(|q| design_label(&q.design))
         .unwrap_or_default();
     let mut shares = Vec::new();
+    let mut share_primary = None;
     if question.question_type == QuestionType::YesNo {
+        share_primary = question.primary;
         shares.push(share_row(
             1,
             "Yes".to_owned(),
-            question.reported_yes.unwrap_or(0),
+            question.reported_yes,
             question.estimate_clipped,
             &question.intervals,
+            question.primary,
         ));
     }
     for (index, option) in question.options.iter().flatten().enumerate() {
+        share_primary = option.primary;
         shares.push(share_row(
             index,
             option.label.clone(),
             option.reported,
             option.estimate_clipped,
             &option.intervals,
+            option.primary,
         ));
     }
     let mean = question.mean.as_ref().map(|mean| {
@@ -217,6 +292,8 @@ fn question_card(survey: &Survey, question: &QuestionResults) -> QuestionCard {
         n: question.n,
         yes_no: question.question_type == QuestionType::YesNo,
         shares,
+        share_headings: headings(share_primary),
+        share_primary: share_primary.map_or("", method_field),
         mean,
         needed_5: question.respondents_needed_for_5_percent,
     }
@@ -243,6 +320,31 @@ struct ResultsView {
     track_left: f64,
     track_width: f64,
     respondent_link: String,
+    /// Fixed in advance, open, not unblinded: n only.
+    blinded: bool,
+    /// A stopping rule was set before opening.
+    fixed: bool,
+    /// The rule in words: "closes at 2 000 responses or at 2027-01-31T23:59:00Z".
+    rule_text: String,
+    target_responses: Option<u64>,
+    target_progress: u64,
+    /// `anytime`, `exact` or `chernoff` ("" while blinded).
+    primary: &'static str,
+    primary_reason: String,
+    unblinded_at: Option<u64>,
+}
+
+/// A stopping rule in words.
+fn rule_text(survey: &Survey) -> String {
+    let rule = survey.stopping_rule;
+    match (rule.target_responses(), rule.closes_at()) {
+        (Some(target), Some(at)) => {
+            format!("it closes at {target} responses or at {at}, whichever comes first")
+        }
+        (Some(target), None) => format!("it closes at {target} responses"),
+        (None, Some(at)) => format!("it closes at {at}"),
+        (None, None) => String::new(),
+    }
 }
 
 fn results_view(
@@ -292,6 +394,16 @@ fn results_view(
         track_left: TRACK_LEFT,
         track_width: TRACK_WIDTH,
         respondent_link: respondent_link(request, &survey.slug)?,
+        blinded: results.blinded,
+        fixed: survey.stopping_rule.is_fixed(),
+        rule_text: rule_text(survey),
+        target_responses: results.target_responses,
+        target_progress: results
+            .target_responses
+            .map_or(0, |target| respondents.min(target)),
+        primary: results.primary.map_or("", method_field),
+        primary_reason: results.primary_reason.clone(),
+        unblinded_at: results.unblinded_at_responses,
     })
 }
 
@@ -335,6 +447,19 @@ pub async fn results_page(
         csrf: signed_in.0.csrf.as_str().to_owned(),
         view: results_view(&request, &survey, &computed)?,
     })
+}
+
+/// POST /surveys/{slug}/unblind: the results page's button; recorded for good.
+pub async fn unblind(
+    db: web::Data<Database>,
+    signed_in: SignedIn,
+    slug: web::Path<String>,
+    form: web::Form<CsrfForm>,
+) -> Page {
+    signed_in.0.check_csrf(&form.csrf)?;
+    let survey =
+        researcher::unblind_survey(&db, Slug::parse(&slug)?, signed_in.0.researcher).await?;
+    Ok(see_other(&format!("/surveys/{}/results", survey.slug)))
 }
 
 #[derive(Deserialize)]
