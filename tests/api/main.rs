@@ -14,6 +14,7 @@ mod hardening;
 mod headers;
 mod invitations;
 mod lifecycle;
+mod monitoring;
 mod openapi;
 mod poisoning;
 mod privacy;
