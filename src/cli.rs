@@ -171,6 +171,9 @@ enum SurveyCommand {
     /// {"title": "...", "description": "...", "planned_respondents": 1000,
     ///  "requires_invitation": false,
     ///  "questions": [{"text": "...", "epsilon": 1.0, "required": true}]}
+    /// A survey fixed in advance adds "target_responses": 2000 and/or
+    /// "closes_at": "2027-01-31T23:59:00Z" (UTC): its estimates are blinded until that rule
+    /// closes it, then its exact interval is primary. Without either it is watched live.
     Create {
         /// The owner's e-mail address.
         #[arg(long)]

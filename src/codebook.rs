@@ -31,6 +31,7 @@ use serde::Serialize;
 use crate::domain::{DesignFields, DesignName, Question, QuestionType, Survey};
 use crate::error::AppError;
 use crate::export::{formula_safe, report_values, ReportValues, COLUMNS};
+use crate::results::{primary_reason, Plan};
 
 #[derive(Serialize, utoipa::ToSchema)]
 pub struct Codebook {
@@ -52,6 +53,19 @@ struct SurveyInfo {
     title: String,
     description: String,
     status: &'static str,
+    /// How the survey was run: `watched_live` or `fixed_in_advance`.
+    plan: Plan,
+    /// Fixed in advance: the target number of responses.
+    target_responses: Option<u64>,
+    /// Fixed in advance: the closing time (RFC 3339, UTC).
+    #[schema(format = DateTime)]
+    closes_at: Option<String>,
+    /// When a survey fixed in advance was unblinded early: the responses it had then.
+    unblinded_at_responses: Option<u64>,
+    /// Which interval leads and why, as the results say it: anytime for a survey watched
+    /// live or unblinded early, exact (Chernoff where there is none) for one fixed in
+    /// advance and closed.
+    primary_interval: String,
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -175,6 +189,18 @@ pub fn describe(survey: &Survey) -> Result<Codebook, AppError> {
             title: formula_safe(&survey.title).into_owned(),
             description: formula_safe(&survey.description).into_owned(),
             status: survey.status.as_str(),
+            plan: Plan::of(survey),
+            target_responses: survey.stopping_rule.target_responses(),
+            closes_at: survey.stopping_rule.closes_at().map(|at| at.to_string()),
+            unblinded_at_responses: survey.unblinded_at,
+            primary_interval: match survey.unblinded_at {
+                Some(responses) => format!(
+                    "{} Unblinded at {responses} responses, before the stopping rule closed \
+                     the survey.",
+                    primary_reason(survey)
+                ),
+                None => primary_reason(survey).to_owned(),
+            },
         },
         mechanism: "Randomized response on the respondent's device: each question's design \
                     is a row-stochastic matrix P, P[t][r] the probability that the true \

@@ -346,6 +346,112 @@ pub fn respondents_needed_within(
         .try_fold(0, |most, needed| Ok(most.max(needed?)))
 }
 
+/// Respondents needed for a half-width of `fraction` of every target's range, by interval:
+/// what each way of running a survey leads with (docs/design.md, "Planner").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PlannedSizes {
+    /// Hoeffding's guarantee (`N ≥ ln(2/β) W² / (2 α²)`): valid whatever the truth.
+    pub chernoff: u64,
+    /// Fixed in advance: the exact interval at its widest (a report rate of ½), Chernoff's
+    /// for a target without an exact interval (an ordinal mean). The target to set.
+    pub fixed_in_advance: u64,
+    /// Watched live: the anytime interval (its width depends on n only), tuned for
+    /// `planned_respondents`.
+    pub watched_live: u64,
+}
+
+/// [`PlannedSizes`] for one design: the largest over its targets (the "yes" share, every
+/// option's share, a number's mean).
+pub fn planned_sizes(
+    design: &QuestionDesign,
+    fraction: f64,
+    confidence: Confidence,
+    planned_respondents: u64,
+) -> Result<PlannedSizes, AppError> {
+    let mut sizes = PlannedSizes {
+        chernoff: 0,
+        fixed_in_advance: 0,
+        watched_live: 0,
+    };
+    for (estimator, range) in planning_estimators(design)? {
+        let half_width = fraction * range;
+        let chernoff = estimator
+            .respondents_needed(half_width, confidence)
+            .map_err(AppError::internal)?;
+        let exact = if estimator.is_two_valued() {
+            smallest_size(chernoff, |n| {
+                let counts = widest_counts(&estimator, n);
+                Ok(estimator
+                    .exact_interval(&counts, confidence)
+                    .map_err(AppError::internal)?
+                    .is_some_and(|b| b.half_width() <= half_width))
+            })?
+        } else {
+            chernoff
+        };
+        let anytime = smallest_size(chernoff, |n| {
+            let counts = widest_counts(&estimator, n);
+            Ok(estimator
+                .anytime_interval(&counts, confidence, planned_respondents)
+                .map_err(AppError::internal)?
+                .is_some_and(|b| b.half_width() <= half_width))
+        })?;
+        sizes.chernoff = sizes.chernoff.max(chernoff);
+        sizes.fixed_in_advance = sizes.fixed_in_advance.max(exact);
+        sizes.watched_live = sizes.watched_live.max(anytime);
+    }
+    Ok(sizes)
+}
+
+/// Report counts of n reports that put a two-valued estimator's rate at ½ (where the exact
+/// interval is widest); for other estimators, n reports of the first kind (the anytime and
+/// Chernoff widths do not depend on the counts).
+fn widest_counts(estimator: &PerRecordEstimator, n: u64) -> Vec<u64> {
+    let values = estimator.values();
+    let mut counts = vec![0; values.len()];
+    let position = |better: fn(f64, f64) -> bool| {
+        (0..values.len())
+            .reduce(|kept, next| {
+                if better(values[next], values[kept]) {
+                    next
+                } else {
+                    kept
+                }
+            })
+            .unwrap_or(0)
+    };
+    let (high, low) = (position(|a, b| a > b), position(|a, b| a < b));
+    counts[high] += n / 2;
+    counts[low] += n - n / 2;
+    counts
+}
+
+/// The smallest n ≥ 1 for which `enough(n)` holds, searched by doubling from `guess` then
+/// bisection (the widths shrink as n grows); `u64::MAX` when even 2^40 is not enough.
+fn smallest_size(
+    guess: u64,
+    enough: impl Fn(u64) -> Result<bool, AppError>,
+) -> Result<u64, AppError> {
+    const CEILING: u64 = 1 << 40;
+    let mut high = guess.clamp(1, CEILING);
+    while !enough(high)? {
+        if high >= CEILING {
+            return Ok(u64::MAX);
+        }
+        high = (high * 2).min(CEILING);
+    }
+    let mut low = 0; // not enough (or nothing)
+    while high - low > 1 {
+        let middle = low + (high - low) / 2;
+        if enough(middle)? {
+            high = middle;
+        } else {
+            low = middle;
+        }
+    }
+    Ok(high)
+}
+
 /// The estimators the planner sizes for, each with its target's range width.
 fn planning_estimators(
     design: &QuestionDesign,
@@ -506,4 +612,74 @@ pub fn compute(
             .unwrap_or(0),
         questions,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use randomized_response::PrivacyLevel;
+
+    fn mirrored(epsilon: f64) -> QuestionDesign {
+        QuestionDesign::mirrored(PrivacyLevel::new(epsilon).unwrap())
+    }
+
+    #[test]
+    fn the_planner_sizes_each_way_by_its_primary_interval_with_chernoffs_count_beside_it() {
+        let confidence = Confidence::new(0.95).unwrap();
+        // The issue's figure: Chernoff asks for 2 952 at ε = ln 3, ±5 %.
+        let sizes = planned_sizes(&mirrored(3f64.ln()), 0.05, confidence, 1_000).unwrap();
+        assert_eq!(sizes.chernoff, 2_952);
+        // The exact interval is tighter than Chernoff at any n fixed in advance.
+        assert!(sizes.fixed_in_advance < sizes.chernoff, "{sizes:?}");
+        // Valid at every n at once costs respondents.
+        assert!(sizes.watched_live > sizes.fixed_in_advance, "{sizes:?}");
+        // The exact count is the first n whose widest exact interval is within ±5 %.
+        let yes = mirrored(3f64.ln())
+            .mechanism()
+            .matrix()
+            .option_estimator(Design::YES)
+            .unwrap();
+        let width = |n: u64| {
+            yes.exact_interval(&[n - n / 2, n / 2], confidence)
+                .unwrap()
+                .unwrap()
+                .half_width()
+        };
+        assert!(width(sizes.fixed_in_advance) <= 0.05);
+        assert!(width(sizes.fixed_in_advance - 1) > 0.05);
+        for epsilon in [1.0, 3f64.ln(), 5.0] {
+            let sizes = planned_sizes(&mirrored(epsilon), 0.05, confidence, 1_000).unwrap();
+            println!(
+                "ε = {epsilon:.3}, ±5 % at 95 %: fixed in advance (exact) {}, watched live \
+                 (anytime, tuned for 1 000) {}, Chernoff {}",
+                sizes.fixed_in_advance, sizes.watched_live, sizes.chernoff
+            );
+        }
+    }
+
+    #[test]
+    fn at_a_thousand_respondents_the_exact_interval_is_narrower_and_the_anytime_wider_than_chernoff(
+    ) {
+        // ε = 1, π = 0.3: the expected reported-yes count at N = 1 000.
+        let confidence = Confidence::new(0.95).unwrap();
+        let design = mirrored(1.0);
+        let matrix = design.mechanism().matrix();
+        let rate = 0.3 * matrix.probability(1, 1) + 0.7 * matrix.probability(0, 1);
+        let yes = (1_000.0 * rate).round() as u64;
+        let estimator = matrix.option_estimator(Design::YES).unwrap();
+        let summary = estimator
+            .summarize(&[1_000 - yes, yes], confidence, 1_000)
+            .unwrap()
+            .unwrap();
+        let chernoff = summary.chernoff.half_width();
+        let exact = summary.exact.unwrap().half_width();
+        let anytime = summary.anytime.half_width();
+        println!(
+            "N = 1 000, ε = 1, π = 0.3: half-widths exact {exact:.4} ({:.2}× Chernoff), anytime \
+             {anytime:.4} ({:.2}× Chernoff), Chernoff {chernoff:.4}",
+            exact / chernoff,
+            anytime / chernoff
+        );
+        assert!(exact < chernoff && chernoff < anytime);
+    }
 }

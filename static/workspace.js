@@ -140,6 +140,17 @@
 
   if (window.fetch) document.querySelectorAll("[data-design-editor]").forEach(setUpEditor);
 
+  // The planner's button sets the target to the exact interval's count (the server's figure).
+  document.querySelectorAll("[data-fill-target]").forEach(function (button) {
+    const input = document.getElementById("target-responses");
+    if (!input) return;
+    button.hidden = false;
+    button.addEventListener("click", function () {
+      input.value = button.dataset.fillTarget;
+      input.focus();
+    });
+  });
+
   // --- live results --------------------------------------------------------------------
   const live = document.getElementById("live-results");
   if (!live || !window.fetch) return;

@@ -244,6 +244,21 @@ async fn unblinding_early_is_recorded_and_makes_the_anytime_interval_primary_for
     assert_eq!(results["questions"][0]["primary"], "anytime");
     assert_eq!(results["questions"][1]["mean"]["primary"], "anytime");
     assert_eq!(results["unblinded_at_responses"], 4);
+
+    // The codebook records it too.
+    let codebook: Value = app
+        .owner_get(&token, &format!("/api/surveys/{slug}/codebook.json"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(codebook["survey"]["plan"], "fixed_in_advance");
+    assert_eq!(codebook["survey"]["target_responses"], 100);
+    assert_eq!(codebook["survey"]["unblinded_at_responses"], 4);
+    assert!(codebook["survey"]["primary_interval"]
+        .as_str()
+        .unwrap()
+        .contains("Unblinded at 4 responses"));
 }
 
 #[tokio::test]

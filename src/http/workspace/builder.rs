@@ -7,7 +7,7 @@ use actix_web::{web, HttpResponse};
 use askama::Template;
 use serde::Deserialize;
 
-use super::design::{DesignEditor, DesignForm};
+use super::design::{DesignEditor, DesignForm, PLANNING_CONFIDENCE};
 use super::{html, owned_survey, see_other, CsrfForm, Nav, Page};
 use crate::db::queries;
 use crate::db::Database;
@@ -19,6 +19,8 @@ use crate::error::AppError;
 use crate::http::auth::{Session, SignedIn};
 use crate::http::researcher;
 use crate::live::LiveReleases;
+use crate::results::{planned_sizes, PlannedSizes, PLANNING_HALF_WIDTH};
+use randomized_response::Confidence;
 
 /// A question's type and design in words: "Yes/no, forced response".
 pub(super) fn design_label(design: &QuestionDesign) -> String {
@@ -90,6 +92,9 @@ struct BuilderPage {
     closes_at: String,
     /// The rule in words, for a survey that is no longer a draft.
     rule_text: String,
+    /// Respondents for ±5 % at 95 % by each way's primary interval (the largest over the
+    /// questions), and Chernoff's guarantee: the planner that sets the target.
+    sizes: PlannedSizes,
     status: &'static str,
     editable: bool,
     total_epsilon: String,
@@ -164,7 +169,25 @@ async fn builder_page(
         }
         None => {}
     }
+    let confidence = Confidence::new(PLANNING_CONFIDENCE).map_err(AppError::internal)?;
+    let mut sizes = PlannedSizes {
+        chernoff: 0,
+        fixed_in_advance: 0,
+        watched_live: 0,
+    };
+    for question in &survey.questions {
+        let planned = planned_sizes(
+            &question.design,
+            PLANNING_HALF_WIDTH,
+            confidence,
+            survey.planned_size(),
+        )?;
+        sizes.chernoff = sizes.chernoff.max(planned.chernoff);
+        sizes.fixed_in_advance = sizes.fixed_in_advance.max(planned.fixed_in_advance);
+        sizes.watched_live = sizes.watched_live.max(planned.watched_live);
+    }
     let mut response = html(&BuilderPage {
+        sizes,
         nav: Some(Nav::of(session)),
         csrf: session.csrf.as_str().to_owned(),
         slug: survey.slug.to_string(),

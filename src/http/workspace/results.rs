@@ -20,8 +20,8 @@ use crate::http::researcher;
 use crate::invitations;
 use crate::live::LiveReleases;
 use crate::results::{
-    respondents_needed_within, IntervalBounds, Intervals, MeanResults, Primary, QuestionResults,
-    SurveyResults,
+    planned_sizes, respondents_needed_within, IntervalBounds, Intervals, MeanResults, PlannedSizes,
+    Primary, QuestionResults, SurveyResults, PLANNING_HALF_WIDTH,
 };
 
 /// The confidence levels the results page offers.
@@ -332,6 +332,8 @@ struct ResultsView {
     primary: &'static str,
     primary_reason: String,
     unblinded_at: Option<u64>,
+    /// Respondents for ±5 % by each way's primary interval, and Chernoff's guarantee.
+    sizes: PlannedSizes,
 }
 
 /// A stopping rule in words.
@@ -370,6 +372,22 @@ fn results_view(
         .iter()
         .filter_map(widest_half_width)
         .reduce(f64::max);
+    let mut sizes = PlannedSizes {
+        chernoff: 0,
+        fixed_in_advance: 0,
+        watched_live: 0,
+    };
+    for question in &survey.questions {
+        let planned = planned_sizes(
+            &question.design,
+            PLANNING_HALF_WIDTH,
+            confidence,
+            survey.planned_size(),
+        )?;
+        sizes.chernoff = sizes.chernoff.max(planned.chernoff);
+        sizes.fixed_in_advance = sizes.fixed_in_advance.max(planned.fixed_in_advance);
+        sizes.watched_live = sizes.watched_live.max(planned.watched_live);
+    }
     let confidence_percent = (results.confidence * 100.0).round() as u32;
     Ok(ResultsView {
         slug: survey.slug.to_string(),
@@ -404,6 +422,7 @@ fn results_view(
         primary: results.primary.map_or("", method_field),
         primary_reason: results.primary_reason.clone(),
         unblinded_at: results.unblinded_at_responses,
+        sizes,
     })
 }
 
