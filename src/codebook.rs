@@ -30,7 +30,9 @@ use serde::Serialize;
 
 use crate::domain::{DesignFields, DesignName, Question, QuestionType, Survey};
 use crate::error::AppError;
-use crate::export::{formula_safe, report_values, ReportValues, COLUMNS};
+use crate::export::{
+    formula_safe, grouping_column, report_values, ReportValues, COLUMNS, GENERALIZED, WITHHELD,
+};
 use crate::results::{primary_reason, Plan};
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -45,6 +47,24 @@ pub struct Codebook {
     /// About the R arguments of every question (`r_rr`, `r_rrreg`).
     r_note: &'static str,
     questions: Vec<QuestionMechanism>,
+    /// The grouping questions (not randomized), each a `group_<id>` column of the export.
+    groupings: Vec<GroupingColumn>,
+    /// How the `group_<id>` columns protect small groups (null without grouping questions).
+    grouping_note: Option<String>,
+}
+
+/// A grouping question: its answer is exported as given, under k-anonymity.
+#[derive(Serialize, utoipa::ToSchema)]
+struct GroupingColumn {
+    id: i64,
+    position: u32,
+    text: String,
+    /// The export's column: `group_<id>`.
+    column: String,
+    /// The labels the column holds (besides `(other)` and `(withheld until closed)`).
+    options: Vec<String>,
+    /// Always false: the answer is the respondent's own, sent as given.
+    randomized: bool,
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -242,6 +262,36 @@ pub fn describe(survey: &Survey) -> Result<Codebook, AppError> {
             .iter()
             .map(describe_question)
             .collect::<Result<_, AppError>>()?,
+        groupings: survey
+            .groupings
+            .iter()
+            .map(|grouping| GroupingColumn {
+                id: grouping.id.get(),
+                position: grouping.position,
+                text: formula_safe(&grouping.text).into_owned(),
+                column: grouping_column(grouping.id),
+                options: grouping
+                    .options
+                    .iter()
+                    .map(|label| formula_safe(label).into_owned())
+                    .collect(),
+                randomized: false,
+            })
+            .collect(),
+        grouping_note: (!survey.groupings.is_empty()).then(|| {
+            format!(
+                "Grouping questions are not randomized: each group_<id> column holds the \
+                 respondent's answer (its label) on every row of the response. k-anonymity \
+                 with k = {k} (the survey's min_cell): a combination of grouping answers \
+                 shared by fewer than {k} responses is generalized to \"{GENERALIZED}\" in \
+                 every group column, and so are the smallest other combinations while \
+                 \"{GENERALIZED}\" holds fewer than {k} responses, so that \"{GENERALIZED}\" is \
+                 itself a category of at least {k} and no subtraction isolates a smaller \
+                 one. While the survey is open every group cell is \"{WITHHELD}\": each \
+                 export would otherwise show the group of each newly arrived response.",
+                k = survey.min_cell.get()
+            )
+        }),
     })
 }
 

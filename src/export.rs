@@ -6,7 +6,7 @@
 //! costs a look-up and a write: memory stays flat whatever the survey's size.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use actix_web::web::Bytes;
@@ -16,8 +16,12 @@ use serde::Serialize;
 
 use crate::db::responses::{self, ExportRow};
 use crate::db::Database;
-use crate::domain::{QuestionDesign, QuestionId, QuestionType, RecordId, Survey, SurveyId};
+use crate::domain::{
+    GroupingQuestion, QuestionDesign, QuestionId, QuestionType, RecordId, StoredGrouping, Survey,
+    SurveyId, SurveyStatus,
+};
 use crate::error::AppError;
+use crate::k_anonymity::suppress;
 use crate::results::mean_level_estimator;
 
 /// Responses per page: each page is one short read on the read pool.
@@ -38,6 +42,82 @@ pub const COLUMNS: [&str; 8] = [
 
 /// Separates the per-option values in a CSV cell (`option_values`); NDJSON has an array.
 pub const OPTION_VALUES_SEPARATOR: &str = ";";
+
+/// The name of a grouping question's column, after the fixed ones: `group_<id>`.
+pub fn grouping_column(id: QuestionId) -> String {
+    format!("group_{}", id.get())
+}
+
+/// A grouping answer generalized for k-anonymity: its combination of grouping answers is
+/// shared by fewer than k responses, or was folded with such combinations until they were
+/// at least k together (src/k_anonymity.rs).
+pub const GENERALIZED: &str = "(other)";
+/// Grouping answers while the survey is open: every export would otherwise show which
+/// group each newly arrived response belongs to.
+pub const WITHHELD: &str = "(withheld until closed)";
+
+/// What an export shows of the grouping answers.
+#[derive(Debug, Clone)]
+pub enum GroupingRelease {
+    /// The survey has no grouping question: no `group_*` columns.
+    NoGroupings,
+    /// Open: every grouping cell is [`WITHHELD`].
+    Withheld,
+    /// Closed: every combination of grouping answers shared by at least k responses, the
+    /// others (with any needed to make k) as [`GENERALIZED`].
+    Published {
+        /// The combinations shown as given, answers in the grouping questions' order.
+        shown: HashSet<Vec<u8>>,
+    },
+}
+
+impl GroupingRelease {
+    /// The release for `survey`, from the count of every combination of grouping answers
+    /// among its responses (only read for a closed survey with grouping questions).
+    pub fn of(survey: &Survey, combinations: &HashMap<Vec<u8>, u64>) -> Self {
+        if survey.groupings.is_empty() {
+            return Self::NoGroupings;
+        }
+        if survey.status != SurveyStatus::Closed {
+            return Self::Withheld;
+        }
+        let mut keys: Vec<&Vec<u8>> = combinations.keys().collect();
+        keys.sort();
+        let counts: Vec<u64> = keys.iter().map(|key| combinations[*key]).collect();
+        let suppression = suppress(&counts, u64::from(survey.min_cell.get()));
+        let shown = keys
+            .into_iter()
+            .zip(&suppression.shown)
+            .filter(|(_, &shown)| shown)
+            .map(|(key, _)| key.clone())
+            .collect();
+        Self::Published { shown }
+    }
+
+    /// The cells of one response's grouping answers, in the grouping questions' order.
+    fn cells(&self, plan: &ExportPlan, answers: &[StoredGrouping]) -> Vec<String> {
+        let combination: Vec<u8> = plan
+            .groupings
+            .iter()
+            .map(|grouping| {
+                answers
+                    .iter()
+                    .find(|answer| answer.question_id == grouping.id)
+                    .map_or(u8::MAX, |answer| answer.answer)
+            })
+            .collect();
+        plan.groupings
+            .iter()
+            .zip(&combination)
+            .map(|(grouping, &answer)| match self {
+                Self::NoGroupings => String::new(),
+                Self::Withheld => WITHHELD.to_owned(),
+                Self::Published { shown } if shown.contains(&combination) => grouping.label(answer),
+                Self::Published { .. } => GENERALIZED.to_owned(),
+            })
+            .collect()
+    }
+}
 
 #[derive(Debug, Clone, Copy)]
 pub enum ExportFormat {
@@ -60,9 +140,13 @@ impl ExportFormat {
         }
     }
 
-    fn write_header(self, out: &mut Vec<u8>) {
+    fn write_header(self, plan: &ExportPlan, out: &mut Vec<u8>) {
         if let Self::Csv = self {
             out.extend_from_slice(COLUMNS.join(",").as_bytes());
+            for grouping in &plan.groupings {
+                out.push(b',');
+                out.extend_from_slice(grouping_column(grouping.id).as_bytes());
+            }
             out.extend_from_slice(b"\n");
         }
     }
@@ -76,11 +160,13 @@ impl ExportFormat {
         use std::io::Write;
         for row in rows {
             let (question, values) = plan.lookup(row)?;
+            let groups = plan.release.cells(plan, &row.groupings);
             match self {
                 Self::Csv => {
                     // Numbers only, written by Rust's shortest round-trip formatting: no
-                    // cell can start a formula (record ids are hex).
-                    writeln!(
+                    // cell can start a formula (record ids are hex). Grouping labels are
+                    // text, made spreadsheet-safe.
+                    write!(
                         out,
                         "{},{},{},{},{},{}",
                         row.record_id.to_hex(),
@@ -91,6 +177,10 @@ impl ExportFormat {
                         values.csv_tail
                     )
                     .map_err(AppError::internal)?;
+                    for cell in &groups {
+                        write!(out, ",{}", spreadsheet_safe(cell)).map_err(AppError::internal)?;
+                    }
+                    out.push(b'\n');
                 }
                 Self::Ndjson => {
                     let record = ExportRecord {
@@ -102,6 +192,13 @@ impl ExportFormat {
                         unbiased_value: values.values.unbiased_value,
                         question_type: question.question_type,
                         option_values: values.values.option_values.as_deref(),
+                        groups: (!plan.groupings.is_empty()).then(|| {
+                            plan.groupings
+                                .iter()
+                                .zip(groups)
+                                .map(|(grouping, cell)| (grouping_column(grouping.id), cell))
+                                .collect()
+                        }),
                     };
                     serde_json::to_writer(&mut *out, &record).map_err(AppError::internal)?;
                     out.push(b'\n');
@@ -143,6 +240,12 @@ pub(crate) struct ExportRecord<'a> {
     /// yes/no and number.
     #[schema(value_type = Option<Vec<f64>>)]
     option_values: Option<&'a [f64]>,
+    /// Surveys with grouping questions: `group_<id>` → the response's answer (its label, as
+    /// given: not randomized), `(other)` where its combination of grouping answers is
+    /// shared by fewer than k responses (k = the survey's `min_cell`), `(withheld until
+    /// closed)` while the survey is open. Absent without grouping questions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    groups: Option<BTreeMap<String, String>>,
 }
 
 /// The per-record unbiased values of one report of one question: what the export writes
@@ -218,10 +321,13 @@ struct QuestionColumns {
 /// export, not per row.
 pub struct ExportPlan {
     questions: HashMap<QuestionId, QuestionColumns>,
+    /// The grouping questions, in position order: one `group_<id>` column each.
+    groupings: Vec<GroupingQuestion>,
+    release: GroupingRelease,
 }
 
 impl ExportPlan {
-    pub fn new(survey: &Survey) -> Result<Self, AppError> {
+    pub fn new(survey: &Survey, release: GroupingRelease) -> Result<Self, AppError> {
         let mut questions = HashMap::with_capacity(survey.questions.len());
         for question in &survey.questions {
             let design = &question.design;
@@ -242,7 +348,11 @@ impl ExportPlan {
                 },
             );
         }
-        Ok(Self { questions })
+        Ok(Self {
+            questions,
+            groupings: survey.groupings.clone(),
+            release,
+        })
     }
 
     fn lookup(&self, row: &ExportRow) -> Result<(&QuestionColumns, &RenderedReport), AppError> {
@@ -317,11 +427,12 @@ pub fn stream_export(
     db: Database,
     survey: &Survey,
     format: ExportFormat,
+    release: GroupingRelease,
 ) -> Result<impl Stream<Item = Result<Bytes, AppError>>, AppError> {
     let cursor = Cursor {
         db,
         survey_id: survey.id,
-        plan: Arc::new(ExportPlan::new(survey)?),
+        plan: Arc::new(ExportPlan::new(survey, release)?),
         format,
         after: None,
         header_written: false,
@@ -333,7 +444,7 @@ pub fn stream_export(
         }
         let mut chunk = Vec::new();
         if !cursor.header_written {
-            cursor.format.write_header(&mut chunk);
+            cursor.format.write_header(&cursor.plan, &mut chunk);
             cursor.header_written = true;
         }
         let (survey_id, after) = (cursor.survey_id, cursor.after);

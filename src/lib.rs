@@ -12,6 +12,7 @@ pub mod explain;
 pub mod export;
 pub mod http;
 pub mod invitations;
+pub mod k_anonymity;
 pub mod live;
 pub mod results;
 pub mod serve;

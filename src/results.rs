@@ -123,9 +123,20 @@ pub struct SurveyResults {
     pub primary: Option<Primary>,
     /// Why that interval is primary, in one sentence.
     pub primary_reason: String,
+    /// The grouping questions (not randomized): the ids `?by=` takes.
+    pub groupings: Vec<GroupingSummary>,
     /// Respondents needed so that every question's Chernoff half-width is at most 5 %.
     pub respondents_needed_for_5_percent: u64,
     pub questions: Vec<QuestionResults>,
+}
+
+/// A grouping question, as the results name it.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct GroupingSummary {
+    pub id: i64,
+    pub position: u32,
+    pub text: String,
+    pub options: Vec<String>,
 }
 
 /// One question's results. Every response answers every question, so each estimate covers
@@ -605,6 +616,16 @@ pub fn compute(
         progress: target_responses.map(|target| (responses as f64 / target as f64).min(1.0)),
         primary: how.primary,
         primary_reason: primary_reason(survey).to_owned(),
+        groupings: survey
+            .groupings
+            .iter()
+            .map(|grouping| GroupingSummary {
+                id: grouping.id.get(),
+                position: grouping.position,
+                text: grouping.text.clone(),
+                options: grouping.options.clone(),
+            })
+            .collect(),
         respondents_needed_for_5_percent: questions
             .iter()
             .map(|q| q.respondents_needed_for_5_percent)

@@ -297,12 +297,25 @@
    * and whether it could be stored.
    */
   function prepare(deps, slug, nonceHex, answers, invitation) {
+    // A grouping question (type "grouping", "randomized": false) is sent as given and takes
+    // no draw: the others keep their order, so their draws are those of a survey without it.
+    const asGiven = answers.filter(function (answer) { return answer.question.type === "grouping"; });
+    const toRandomize = answers.filter(function (answer) { return answer.question.type !== "grouping"; });
+    asGiven.forEach(function (answer) {
+      const options = answer.question.options;
+      if (!Number.isInteger(answer.truth) || !Array.isArray(options) || answer.truth < 0 || answer.truth >= options.length) {
+        throw new Error("question " + answer.question.id + ": the answer is not an option's index");
+      }
+    });
     const receipt = drawReceipt(deps.getRandomValues);
     const responseId = responseIdOf(deps.mechanism, receipt);
-    const randomized = randomize(deps.mechanism, deps.getRandomValues, nonceHex, answers);
+    const randomized = randomize(deps.mechanism, deps.getRandomValues, nonceHex, toRandomize);
     const reports = {};
-    answers.forEach(function (answer, i) {
+    toRandomize.forEach(function (answer, i) {
       reports[String(answer.question.id)] = randomized[i];
+    });
+    asGiven.forEach(function (answer) {
+      reports[String(answer.question.id)] = answer.truth;
     });
     const state = {
       reports: reports,

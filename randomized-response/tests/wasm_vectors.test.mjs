@@ -292,3 +292,42 @@ test('rr_sha256 refuses a message longer than the buffer or a negative length', 
   assert.equal(exports.rr_sha256(BUFFER_BYTES + 1), -4);
   assert.equal(exports.rr_sha256(-1), -4);
 });
+
+test('form-core.js sends a grouping answer as given, and the other questions draw as in a survey without it', async () => {
+  const exports = await instantiate();
+  const core = loadCore();
+  const nonce = '3c'.repeat(32);
+  // The same device bytes for both surveys: a counter, 32 bytes at a time (receipt, seed).
+  const counting = () => {
+    let next = 0;
+    return (array) => {
+      for (let i = 0; i < array.length; i++) array[i] = (next + i * 7) & 0xff;
+      next += 1;
+      return array;
+    };
+  };
+  const memory = () => {
+    const items = new Map();
+    return { setItem: (key, value) => items.set(key, value), getItem: (key) => items.get(key) ?? null, removeItem: (key) => items.delete(key) };
+  };
+  const yesNo = { id: 1, type: 'yes_no', design: 'mirrored', epsilon: 0.5 };
+  const year = { id: 2, type: 'grouping', options: ['First', 'Second', 'Later'], randomized: false };
+  const choice = { id: 3, type: 'choice', design: 'k_ary', options: ['a', 'b', 'c'], epsilon: 1 };
+  const withGrouping = core.prepare({ mechanism: exports, getRandomValues: counting(), storage: memory() }, 's', nonce,
+    [{ question: yesNo, truth: 1 }, { question: year, truth: 2 }, { question: choice, truth: 0 }]);
+  const without = core.prepare({ mechanism: exports, getRandomValues: counting(), storage: memory() }, 's', nonce,
+    [{ question: yesNo, truth: 1 }, { question: choice, truth: 0 }]);
+  const reports = withGrouping.state.reports;
+  assert.equal(reports['2'], 2, 'the grouping answer, as given');
+  assert.equal(reports['1'], without.state.reports['1']);
+  assert.equal(reports['3'], without.state.reports['3']);
+  assert.deepEqual(Object.keys(reports).sort(), ['1', '2', '3']);
+  // An answer that is not one of its options is refused before anything is drawn or kept.
+  const neverDrawn = () => assert.fail('nothing is drawn for a refused grouping answer');
+  for (const truth of [3, -1, 0.5, '1']) {
+    const storage = memory();
+    assert.throws(() => core.prepare({ mechanism: exports, getRandomValues: neverDrawn, storage }, 's', nonce,
+      [{ question: yesNo, truth: 1 }, { question: year, truth }]), /question 2: the answer is not an option's index/);
+    assert.equal(storage.getItem(core.storageKey('s')), null, 'nothing kept');
+  }
+});

@@ -5,10 +5,11 @@ use randomized_response::PrivacyLevel;
 use rusqlite::{params, Connection, ErrorCode, OptionalExtension};
 
 use crate::crypto::PasswordHash;
+use crate::domain::GROUPING_TYPE;
 use crate::domain::{
-    ClosingTime, Email, InvitationHash, MinCell, Question, QuestionDefinition, QuestionDesign,
-    QuestionId, ResearcherId, RetentionDate, Slug, StoppingRule, Survey, SurveyDefinition,
-    SurveyDetails, SurveyId, SurveyStatus, TokenHash,
+    stored_grouping, ClosingTime, DefinedQuestion, Email, GroupingQuestion, InvitationHash,
+    MinCell, Question, QuestionDesign, QuestionId, ResearcherId, RetentionDate, Slug, StoppingRule,
+    Survey, SurveyDefinition, SurveyDetails, SurveyId, SurveyStatus, TokenHash,
 };
 use crate::error::AppError;
 
@@ -179,13 +180,8 @@ pub fn insert_survey(
          VALUES (?1, ?2, ?3, ?4, ?5)",
     )?;
     for (position, question) in (0_i64..).zip(definition.questions()) {
-        insert_question.execute(params![
-            survey_id,
-            position,
-            question.text(),
-            question.design().epsilon(),
-            question.design().to_stored(),
-        ])?;
+        let (text, epsilon, design) = stored_question(question);
+        insert_question.execute(params![survey_id, position, text, epsilon, design])?;
     }
     // Questions go in while it is a draft: afterwards a trigger refuses any change to them.
     if status != SurveyStatus::Draft {
@@ -196,6 +192,27 @@ pub fn insert_survey(
     }
     Ok(SurveyId::from_stored(survey_id))
 }
+
+/// A question's columns as stored: text, ε and design. A grouping question has no ε: its
+/// `epsilon` column, NOT NULL since 0001, holds [`GROUPING_EPSILON_PLACEHOLDER`], which
+/// nothing reads (migrations/sqlite/0006_analyses.sql).
+fn stored_question(question: &DefinedQuestion) -> (&str, f64, String) {
+    match question {
+        DefinedQuestion::Randomized(question) => (
+            question.text(),
+            question.design().epsilon(),
+            question.design().to_stored(),
+        ),
+        DefinedQuestion::Grouping(grouping) => (
+            grouping.text(),
+            GROUPING_EPSILON_PLACEHOLDER,
+            grouping.to_stored(),
+        ),
+    }
+}
+
+/// The `epsilon` column of a grouping question's row (see [`stored_question`]).
+const GROUPING_EPSILON_PLACEHOLDER: f64 = 1.0;
 
 /// Creates the demo owner (no password: it can never log in) and the open demo survey,
 /// unless they exist. Returns whether the survey was created.
@@ -306,7 +323,7 @@ fn load_survey(
         "SELECT id, position, text, epsilon, design FROM questions
          WHERE survey_id = ?1 ORDER BY position",
     )?;
-    let questions = statement
+    let rows = statement
         .query_map([id], |row| {
             Ok((
                 row.get::<_, i64>(0)?,
@@ -316,16 +333,25 @@ fn load_survey(
                 row.get::<_, Option<String>>(4)?,
             ))
         })?
-        .map(|row| {
-            let (id, position, text, epsilon, design) = row?;
-            Ok(Question {
-                id: QuestionId::from_stored(id),
+        .collect::<Result<Vec<_>, _>>()?;
+    let (mut questions, mut groupings) = (Vec::new(), Vec::new());
+    for (id, position, text, epsilon, design) in rows {
+        let id = QuestionId::from_stored(id);
+        match stored_grouping(design.as_deref())? {
+            Some(options) => groupings.push(GroupingQuestion {
+                id,
+                position,
+                text,
+                options,
+            }),
+            None => questions.push(Question {
+                id,
                 position,
                 text,
                 design: QuestionDesign::from_stored(design.as_deref(), epsilon)?,
-            })
-        })
-        .collect::<Result<Vec<_>, AppError>>()?;
+            }),
+        }
+    }
     Ok(Some(Survey {
         id: SurveyId::from_stored(id),
         slug: slug.clone(),
@@ -339,6 +365,7 @@ fn load_survey(
         stopping_rule,
         unblinded_at,
         questions,
+        groupings,
     }))
 }
 
@@ -902,7 +929,7 @@ pub fn add_question(
     connection: &Connection,
     slug: &Slug,
     owner: ResearcherId,
-    question: &QuestionDefinition,
+    question: &DefinedQuestion,
 ) -> Result<(), AppError> {
     let survey_id = owned_draft(connection, slug, owner)?;
     let count: i64 = connection.query_row(
@@ -919,17 +946,35 @@ pub fn add_question(
             ),
         ));
     }
+    let (text, epsilon, design) = stored_question(question);
     connection.execute(
         "INSERT INTO questions (survey_id, position, text, epsilon, design)
          VALUES (?1, (SELECT coalesce(max(position) + 1, 0) FROM questions WHERE survey_id = ?1),
                  ?2, ?3, ?4)",
-        params![
-            survey_id.get(),
-            question.text(),
-            question.design().epsilon(),
-            question.design().to_stored()
-        ],
+        params![survey_id.get(), text, epsilon, design],
     )?;
+    Ok(())
+}
+
+/// A draft keeps at least one randomized question (grouping questions only describe the
+/// respondents); checked after a change, whose transaction it then rolls back.
+fn keep_a_randomized_question(
+    connection: &Connection,
+    survey_id: SurveyId,
+) -> Result<(), AppError> {
+    let randomized: i64 = connection.query_row(
+        "SELECT count(*) FROM questions
+         WHERE survey_id = ?1 AND coalesce(json_extract(design, '$.type'), 'yes_no') <> ?2",
+        params![survey_id.get(), GROUPING_TYPE],
+        |row| row.get(0),
+    )?;
+    if randomized == 0 {
+        return Err(AppError::conflict(
+            "last_question",
+            "a survey keeps at least one randomized question; grouping questions only \
+             describe the respondents",
+        ));
+    }
     Ok(())
 }
 
@@ -957,21 +1002,16 @@ pub fn update_question(
     slug: &Slug,
     owner: ResearcherId,
     question: QuestionId,
-    definition: &QuestionDefinition,
+    definition: &DefinedQuestion,
 ) -> Result<(), AppError> {
     let (survey_id, _) = draft_question_position(connection, slug, owner, question)?;
+    let (text, epsilon, design) = stored_question(definition);
     connection.execute(
         "UPDATE questions SET text = ?3, epsilon = ?4, design = ?5
          WHERE id = ?1 AND survey_id = ?2",
-        params![
-            question.get(),
-            survey_id.get(),
-            definition.text(),
-            definition.design().epsilon(),
-            definition.design().to_stored()
-        ],
+        params![question.get(), survey_id.get(), text, epsilon, design],
     )?;
-    Ok(())
+    keep_a_randomized_question(connection, survey_id)
 }
 
 /// Swaps a question with its neighbour above (`up`) or below; at either end, nothing moves.
@@ -1030,6 +1070,7 @@ pub fn delete_question(
         "DELETE FROM questions WHERE id = ?1 AND survey_id = ?2",
         params![question.get(), survey_id.get()],
     )?;
+    keep_a_randomized_question(connection, survey_id)?;
     // Close the gap in two steps, so UNIQUE (survey_id, position) holds after each row.
     connection.execute(
         "UPDATE questions SET position = -position WHERE survey_id = ?1 AND position > ?2",

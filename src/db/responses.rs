@@ -7,7 +7,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use super::queries::stored_level;
 use crate::domain::{
     invitation_unusable, ClosingTime, QuestionId, RecordId, ResearcherId, Slug, StoppingRule,
-    StoredReport, Submission, SurveyId, SurveyStatus, WithdrawalTag,
+    StoredGrouping, StoredReport, Submission, SurveyId, SurveyStatus, WithdrawalTag,
 };
 use crate::error::AppError;
 
@@ -29,10 +29,79 @@ pub fn encode_reports(reports: &[StoredReport]) -> Vec<u8> {
     bytes
 }
 
+/// The first byte of a response with grouping answers: format 2, then the number of
+/// reports (one byte), the reports as in format 1, then [`GROUPING_BYTES`] per grouping
+/// answer. Grouping answers are not randomized; they live in this one value with the
+/// reports, so they are stored, reordered by compaction and deleted exactly as reports are
+/// (docs/design.md, invariant 8).
+const GROUPED_FORMAT: u8 = 2;
+/// Question id (i64), answer (u8).
+const GROUPING_BYTES: usize = 8 + 1;
+
+/// A response's reports and grouping answers as one value: format 1 (the first release's
+/// layout) when there are no grouping answers, format 2 otherwise.
+pub fn encode_response(reports: &[StoredReport], groupings: &[StoredGrouping]) -> Vec<u8> {
+    if groupings.is_empty() {
+        return encode_reports(reports);
+    }
+    let mut bytes =
+        Vec::with_capacity(2 + REPORT_BYTES * reports.len() + GROUPING_BYTES * groupings.len());
+    bytes.push(GROUPED_FORMAT);
+    bytes.push(u8::try_from(reports.len()).unwrap_or(u8::MAX));
+    bytes.extend_from_slice(&encode_reports(reports)[1..]);
+    for grouping in groupings {
+        bytes.extend_from_slice(&grouping.question_id.get().to_le_bytes());
+        bytes.push(grouping.answer);
+    }
+    bytes
+}
+
+/// A stored response's reports and grouping answers (none in format 1).
+pub fn decode_response(bytes: &[u8]) -> Result<(Vec<StoredReport>, Vec<StoredGrouping>), AppError> {
+    let corrupt = || AppError::internal("a stored response's reports are malformed");
+    match bytes.first() {
+        Some(&GROUPED_FORMAT) => {
+            let count = usize::from(*bytes.get(1).ok_or_else(corrupt)?);
+            let reports_end = 2 + count * REPORT_BYTES;
+            let groupings = bytes.get(reports_end..).ok_or_else(corrupt)?;
+            if groupings.is_empty() || groupings.len() % GROUPING_BYTES != 0 {
+                return Err(corrupt());
+            }
+            let reports = decode_report_chunks(&bytes[2..reports_end])?;
+            let groupings = groupings
+                .chunks_exact(GROUPING_BYTES)
+                .map(|chunk| {
+                    let (id, answer) = chunk.split_at(8);
+                    let id = i64::from_le_bytes(id.try_into().map_err(|_| corrupt())?);
+                    if usize::from(answer[0]) >= randomized_response::MAX_OPTIONS {
+                        return Err(corrupt());
+                    }
+                    Ok(StoredGrouping {
+                        question_id: QuestionId::from_stored(id),
+                        answer: answer[0],
+                    })
+                })
+                .collect::<Result<_, AppError>>()?;
+            Ok((reports, groupings))
+        }
+        _ => Ok((decode_reports(bytes)?, Vec::new())),
+    }
+}
+
 pub fn decode_reports(bytes: &[u8]) -> Result<Vec<StoredReport>, AppError> {
     let corrupt = || AppError::internal("a stored response's reports are malformed");
     let (&format, body) = bytes.split_first().ok_or_else(corrupt)?;
-    if format != REPORTS_FORMAT || body.len() % REPORT_BYTES != 0 {
+    match format {
+        REPORTS_FORMAT => decode_report_chunks(body),
+        GROUPED_FORMAT => decode_response(bytes).map(|(reports, _)| reports),
+        _ => Err(corrupt()),
+    }
+}
+
+/// Reports as format 1 lays them out, after its first byte.
+fn decode_report_chunks(body: &[u8]) -> Result<Vec<StoredReport>, AppError> {
+    let corrupt = || AppError::internal("a stored response's reports are malformed");
+    if body.len() % REPORT_BYTES != 0 {
         return Err(corrupt());
     }
     body.chunks_exact(REPORT_BYTES)
@@ -84,7 +153,8 @@ pub fn store_response(
         })
         .optional()?;
     if let Some(stored) = stored {
-        return if decode_reports(&stored)? == submission.reports() {
+        let (reports, groupings) = decode_response(&stored)?;
+        return if reports == submission.reports() && groupings == submission.groupings() {
             Ok(Stored::AlreadyStored)
         } else {
             Err(AppError::conflict(
@@ -149,7 +219,7 @@ pub fn store_response(
         .execute(params![
             survey_id.get(),
             record_id.as_bytes(),
-            encode_reports(submission.reports())
+            encode_response(submission.reports(), submission.groupings())
         ])?;
     let mut count_report = connection.prepare_cached(
         "INSERT INTO report_counts (question_id, report, n) VALUES (?1, ?2, 1)
@@ -158,10 +228,41 @@ pub fn store_response(
     for report in submission.reports() {
         count_report.execute(params![report.question_id.get(), report.report])?;
     }
+    count_grouped(connection, submission.reports(), submission.groupings(), 1)?;
     if let Some(target) = rule.target_responses() {
         close_at_target(connection, survey_id, target)?;
     }
     Ok(Stored::Created)
+}
+
+/// Adds `change` (1 or −1) to the grouped count of every (grouping answer, report) pair of
+/// one response.
+fn count_grouped(
+    connection: &Connection,
+    reports: &[StoredReport],
+    groupings: &[StoredGrouping],
+    change: i64,
+) -> Result<(), AppError> {
+    if groupings.is_empty() {
+        return Ok(());
+    }
+    let mut count = connection.prepare_cached(
+        "INSERT INTO grouped_report_counts (grouping_id, answer, question_id, report, n)
+         VALUES (?1, ?2, ?3, ?4, max(?5, 0))
+         ON CONFLICT (grouping_id, answer, question_id, report) DO UPDATE SET n = n + ?5",
+    )?;
+    for grouping in groupings {
+        for report in reports {
+            count.execute(params![
+                grouping.question_id.get(),
+                grouping.answer,
+                report.question_id.get(),
+                report.report,
+                change
+            ])?;
+        }
+    }
+    Ok(())
 }
 
 /// The responses a survey holds, from its first randomized question's report counts (every
@@ -238,13 +339,14 @@ pub fn withdraw_response(
         )
         .optional()?
         .ok_or(AppError::NotFound("response"))?;
-    let reports = decode_reports(&reports)?;
+    let (reports, groupings) = decode_response(&reports)?;
     let mut uncount_report = connection.prepare_cached(
         "UPDATE report_counts SET n = n - 1 WHERE question_id = ?1 AND report = ?2",
     )?;
     for report in &reports {
         uncount_report.execute(params![report.question_id.get(), report.report])?;
     }
+    count_grouped(connection, &reports, &groupings, -1)?;
     connection.execute(
         "INSERT OR IGNORE INTO withdrawn_responses (survey_id, tag) VALUES (?1, ?2)",
         params![survey_id, tag.as_bytes()],
@@ -285,12 +387,13 @@ pub fn delete_expired_surveys(
     Ok(slugs)
 }
 
-/// One exported row: one report of one response.
+/// One exported row: one report of one response, with the response's grouping answers.
 pub struct ExportRow {
     pub record_id: RecordId,
     pub question_id: QuestionId,
     pub level: PrivacyLevel,
     pub report: u8,
+    pub groupings: std::sync::Arc<[StoredGrouping]>,
 }
 
 /// The reports of the next `max_responses` responses after `after`, by record id (keyset
@@ -311,16 +414,47 @@ pub fn export_page(
     let mut page = Vec::new();
     while let Some(row) = rows.next()? {
         let record_id = RecordId::from_stored(&row.get::<_, Vec<u8>>(0)?)?;
-        for report in decode_reports(&row.get::<_, Vec<u8>>(1)?)? {
+        let (reports, groupings) = decode_response(&row.get::<_, Vec<u8>>(1)?)?;
+        let groupings: std::sync::Arc<[StoredGrouping]> = groupings.into();
+        for report in reports {
             page.push(ExportRow {
                 record_id,
                 question_id: report.question_id,
                 level: report.level,
                 report: report.report,
+                groupings: std::sync::Arc::clone(&groupings),
             });
         }
     }
     Ok(page)
+}
+
+/// How many of a survey's responses share each combination of grouping answers (answers in
+/// the grouping questions' position order, as `groupings` lists their ids): one read of every
+/// response, for an export's k-anonymity.
+pub fn grouping_combinations(
+    connection: &Connection,
+    survey_id: SurveyId,
+    groupings: &[QuestionId],
+) -> Result<std::collections::HashMap<Vec<u8>, u64>, AppError> {
+    let mut statement =
+        connection.prepare_cached("SELECT reports FROM stored_responses WHERE survey_id = ?1")?;
+    let mut rows = statement.query([survey_id.get()])?;
+    let mut counts = std::collections::HashMap::new();
+    while let Some(row) = rows.next()? {
+        let (_, answers) = decode_response(&row.get::<_, Vec<u8>>(0)?)?;
+        let combination: Vec<u8> = groupings
+            .iter()
+            .map(|id| {
+                answers
+                    .iter()
+                    .find(|answer| answer.question_id == *id)
+                    .map_or(u8::MAX, |answer| answer.answer)
+            })
+            .collect();
+        *counts.entry(combination).or_insert(0) += 1;
+    }
+    Ok(counts)
 }
 
 #[cfg(test)]
@@ -344,6 +478,42 @@ mod tests {
         let bytes = encode_reports(&reports);
         assert_eq!(bytes.len(), 1 + 2 * REPORT_BYTES);
         assert_eq!(decode_reports(&bytes).unwrap(), reports);
+    }
+
+    #[test]
+    fn grouping_answers_round_trip_beside_the_reports_in_format_two() {
+        let reports = vec![StoredReport {
+            question_id: QuestionId::from_stored(3),
+            level: PrivacyLevel::new(1.0).unwrap(),
+            report: 1,
+        }];
+        let groupings = vec![
+            StoredGrouping {
+                question_id: QuestionId::from_stored(4),
+                answer: 2,
+            },
+            StoredGrouping {
+                question_id: QuestionId::from_stored(9),
+                answer: 0,
+            },
+        ];
+        let bytes = encode_response(&reports, &groupings);
+        assert_eq!(bytes[0], 2);
+        assert_eq!(bytes.len(), 2 + REPORT_BYTES + 2 * GROUPING_BYTES);
+        assert_eq!(
+            decode_response(&bytes).unwrap(),
+            (reports.clone(), groupings)
+        );
+        assert_eq!(decode_reports(&bytes).unwrap(), reports);
+        // Without grouping answers, the first release's layout, unchanged.
+        assert_eq!(encode_response(&reports, &[]), encode_reports(&reports));
+        for bad in [
+            &bytes[..bytes.len() - 1],
+            &bytes[..2 + REPORT_BYTES],
+            &[2, 5][..],
+        ] {
+            assert!(decode_response(bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

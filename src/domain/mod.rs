@@ -16,13 +16,14 @@ mod response;
 mod stopping;
 mod submission;
 pub use question::{
-    DesignFields, DesignName, Question, QuestionDesign, QuestionType, MAX_NUMBER_BOUND,
+    stored_grouping, DesignFields, DesignName, GroupingDefinition, GroupingInput, GroupingQuestion,
+    Question, QuestionDesign, QuestionInput, QuestionType, GROUPING_TYPE, MAX_NUMBER_BOUND,
     MAX_OPTION_CHARS,
 };
 use response::is_64_lowercase_hex;
 pub use response::{Receipt, RecordId, ResponseId, WithdrawalKey, WithdrawalTag};
 pub use stopping::{ClosingTime, StoppingRule, MAX_TARGET_RESPONSES};
-pub use submission::{StoredReport, Submission, SubmissionInput};
+pub use submission::{StoredGrouping, StoredReport, Submission, SubmissionInput};
 
 pub const MAX_QUESTIONS: usize = 100;
 pub const MAX_TITLE_CHARS: usize = 200;
@@ -489,7 +490,11 @@ pub struct Survey {
     /// Set when the owner unblinded a survey fixed in advance before its rule closed it:
     /// the responses it had then. Recorded for good.
     pub unblinded_at: Option<u64>,
+    /// The randomized questions, in position order.
     pub questions: Vec<Question>,
+    /// The grouping questions (not randomized), in position order; their positions are
+    /// among the questions'.
+    pub groupings: Vec<GroupingQuestion>,
 }
 
 impl Survey {
@@ -669,9 +674,10 @@ pub struct SurveyDefinitionInput {
     /// both, whichever comes first closes it). Frozen when the survey opens.
     #[schema(format = DateTime, examples("2027-01-31T23:59:00Z"))]
     closes_at: Option<String>,
-    /// 1 to 100 questions, in the order respondents see them.
+    /// 1 to 100 questions, in the order respondents see them: at least one randomized,
+    /// and any grouping questions (`"type": "grouping"`, not randomized).
     #[schema(min_items = 1, max_items = 100)]
-    questions: Vec<QuestionDefinitionInput>,
+    questions: Vec<QuestionInput>,
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -755,7 +761,14 @@ pub struct SurveyDefinition {
     delete_after: Option<RetentionDate>,
     min_cell: MinCell,
     stopping_rule: StoppingRule,
-    questions: Vec<QuestionDefinition>,
+    questions: Vec<DefinedQuestion>,
+}
+
+/// A question of a definition, in the order respondents see them.
+#[derive(Debug, Clone)]
+pub enum DefinedQuestion {
+    Randomized(QuestionDefinition),
+    Grouping(GroupingDefinition),
 }
 
 #[derive(Debug, Clone)]
@@ -774,15 +787,34 @@ impl SurveyDefinition {
                 format!("a survey has between 1 and {MAX_QUESTIONS} questions"),
             ));
         }
-        let questions = input
+        let questions: Vec<DefinedQuestion> = input
             .questions
             .into_iter()
             .enumerate()
             .map(|(index, question)| {
-                QuestionDefinition::parse(&format!("questions[{index}]"), &question)
+                let field = format!("questions[{index}]");
+                Ok(match question {
+                    QuestionInput::Randomized(question) => {
+                        DefinedQuestion::Randomized(QuestionDefinition::parse(&field, &question)?)
+                    }
+                    QuestionInput::Grouping(grouping) => {
+                        DefinedQuestion::Grouping(GroupingDefinition::parse(&field, &grouping)?)
+                    }
+                })
             })
             .collect::<Result<_, AppError>>()?;
-        let mut definition = Self::of(details, questions, input.requires_invitation);
+        if !questions
+            .iter()
+            .any(|question| matches!(question, DefinedQuestion::Randomized(_)))
+        {
+            return Err(AppError::invalid(
+                "invalid_questions",
+                "a survey asks at least one randomized question (grouping questions only \
+                 describe the respondents)",
+            ));
+        }
+        let mut definition = Self::of(details, Vec::new(), input.requires_invitation);
+        definition.questions = questions;
         definition.delete_after = input
             .delete_after
             .as_deref()
@@ -814,7 +846,10 @@ impl SurveyDefinition {
             delete_after: None,
             min_cell: MinCell::default(),
             stopping_rule: StoppingRule::NONE,
-            questions,
+            questions: questions
+                .into_iter()
+                .map(DefinedQuestion::Randomized)
+                .collect(),
         }
     }
 
@@ -837,7 +872,7 @@ impl SurveyDefinition {
             delete_after: None,
             min_cell: MinCell::default(),
             stopping_rule: StoppingRule::NONE,
-            questions: vec![
+            questions: [
                 question(
                     "In the past year, have you used a performance-enhancing drug?",
                     0.5,
@@ -848,7 +883,10 @@ impl SurveyDefinition {
                     "In the past month, have you driven after drinking alcohol?",
                     2.0,
                 ),
-            ],
+            ]
+            .into_iter()
+            .map(DefinedQuestion::Randomized)
+            .collect(),
         }
     }
 
@@ -880,7 +918,8 @@ impl SurveyDefinition {
         self.stopping_rule
     }
 
-    pub fn questions(&self) -> &[QuestionDefinition] {
+    /// Every question, randomized and grouping, in the order respondents see them.
+    pub fn questions(&self) -> &[DefinedQuestion] {
         &self.questions
     }
 }

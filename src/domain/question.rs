@@ -378,6 +378,184 @@ impl QuestionDesign {
     }
 }
 
+/// The type name of a grouping question in definitions and as stored.
+pub const GROUPING_TYPE: &str = "grouping";
+
+/// A grouping question (docs/design.md, invariant 1's one exception): a non-sensitive
+/// attribute such as year of study, **not randomized**. Its answer, the option index, is
+/// sent and stored as given, in the response's own row beside its reports; breakdowns by it
+/// show only groups of at least `min_cell` responses (k-anonymity). It has no ε and no
+/// design: the survey's total ε counts the randomized questions only.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupingQuestion {
+    pub id: QuestionId,
+    pub position: u32,
+    pub text: String,
+    /// 2 to 20 distinct one-line labels; the answer is the index of one.
+    pub options: Vec<String>,
+}
+
+impl GroupingQuestion {
+    /// Whether `answer` names one of its options.
+    pub fn accepts(&self, answer: u8) -> bool {
+        usize::from(answer) < self.options.len()
+    }
+
+    /// An answer's label (`option {answer}` for one out of range).
+    pub fn label(&self, answer: u8) -> String {
+        self.options
+            .get(usize::from(answer))
+            .cloned()
+            .unwrap_or_else(|| format!("option {answer}"))
+    }
+}
+
+/// A grouping question as a definition gives it: `{"type": "grouping", "text": …,
+/// "options": [...]}`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupingDefinition {
+    text: String,
+    options: Vec<String>,
+}
+
+/// The JSON of a grouping question in a definition.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = GroupingQuestionDefinition)]
+pub struct GroupingInput {
+    /// Always `grouping`.
+    #[serde(rename = "type")]
+    #[schema(value_type = String, pattern = "^grouping$", examples("grouping"))]
+    #[allow(dead_code)] // read only to tell the kinds apart
+    kind: String,
+    /// The question, 1 to 1 000 characters once trimmed: a non-sensitive attribute.
+    #[schema(min_length = 1, max_length = 1000, examples("Year of study"))]
+    text: String,
+    /// 2 to 20 distinct labels (1 to 200 characters, one line each), in order.
+    #[schema(min_items = 2, max_items = 20, examples(json!(["First", "Second", "Later"])))]
+    options: Vec<String>,
+    /// Accepted and ignored, as for randomized questions: every question is answered.
+    #[serde(default)]
+    #[allow(dead_code)]
+    required: Option<bool>,
+}
+
+impl GroupingDefinition {
+    pub fn parse(field: &str, input: &GroupingInput) -> Result<Self, AppError> {
+        Self::of(field, &input.text, &input.options)
+    }
+
+    pub fn of(field: &str, text: &str, options: &[String]) -> Result<Self, AppError> {
+        Ok(Self {
+            text: bounded_text(&format!("{field}.text"), text, 1, super::MAX_QUESTION_CHARS)?,
+            options: parse_options(field, options)?,
+        })
+    }
+
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    pub fn options(&self) -> &[String] {
+        &self.options
+    }
+
+    /// As stored in `questions.design`: `{"type": "grouping", "options": [...]}`.
+    pub fn to_stored(&self) -> String {
+        serde_json::json!({"type": GROUPING_TYPE, "options": self.options}).to_string()
+    }
+}
+
+/// A stored question's grouping options, when its stored design is a grouping question's.
+pub fn stored_grouping(design: Option<&str>) -> Result<Option<Vec<String>>, AppError> {
+    let Some(json) = design else {
+        return Ok(None);
+    };
+    let corrupt = |what: &dyn std::fmt::Display| {
+        AppError::internal(format_args!(
+            "a stored grouping question is invalid: {what}"
+        ))
+    };
+    let value: serde_json::Value = serde_json::from_str(json).map_err(|e| corrupt(&e))?;
+    if value.get("type").and_then(serde_json::Value::as_str) != Some(GROUPING_TYPE) {
+        return Ok(None);
+    }
+    let options: Vec<String> =
+        serde_json::from_value(value["options"].clone()).map_err(|e| corrupt(&e))?;
+    Ok(Some(options))
+}
+
+/// One question of a definition: randomized (any type but grouping) or grouping.
+#[derive(Debug)]
+pub enum QuestionInput {
+    Randomized(super::QuestionDefinitionInput),
+    Grouping(GroupingInput),
+}
+
+impl<'de> Deserialize<'de> for QuestionInput {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let value = serde_json::Value::deserialize(deserializer)?;
+        if value.get("type").and_then(serde_json::Value::as_str) == Some(GROUPING_TYPE) {
+            for randomized_only in ["epsilon", "design"] {
+                if value.get(randomized_only).is_some() {
+                    return Err(D::Error::custom(format_args!(
+                        "a grouping question is not randomized: it has no {randomized_only}"
+                    )));
+                }
+            }
+            serde_json::from_value(value)
+                .map(Self::Grouping)
+                .map_err(D::Error::custom)
+        } else {
+            serde_json::from_value(value)
+                .map(Self::Randomized)
+                .map_err(D::Error::custom)
+        }
+    }
+}
+
+impl utoipa::PartialSchema for QuestionInput {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::OneOfBuilder;
+        use utoipa::openapi::Ref;
+        OneOfBuilder::new()
+            .item(Ref::from_schema_name("QuestionDefinition"))
+            .item(Ref::from_schema_name("GroupingQuestionDefinition"))
+            .description(Some(
+                "A randomized question (yes/no, choice, ordinal, number), or a grouping \
+                 question (`\"type\": \"grouping\"`): a non-sensitive attribute that is not \
+                 randomized.",
+            ))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for QuestionInput {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "DefinitionQuestion".into()
+    }
+
+    fn schemas(
+        schemas: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        use utoipa::{PartialSchema, ToSchema};
+        schemas.push((
+            "QuestionDefinition".to_owned(),
+            <super::QuestionDefinitionInput as PartialSchema>::schema(),
+        ));
+        <super::QuestionDefinitionInput as ToSchema>::schemas(schemas);
+        schemas.push((
+            "GroupingQuestionDefinition".to_owned(),
+            <GroupingInput as PartialSchema>::schema(),
+        ));
+        <GroupingInput as ToSchema>::schemas(schemas);
+    }
+}
+
 fn check_fields(
     field: &str,
     question_type: QuestionType,

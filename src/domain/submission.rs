@@ -98,10 +98,13 @@ impl<'de> Deserialize<'de> for Answers {
     }
 }
 
-/// A validated submission: one report per answered question, in question order.
+/// A validated submission: one report per answered question, in question order, and the
+/// answer to each grouping question.
 #[derive(Debug, Clone)]
 pub struct Submission {
     reports: Vec<StoredReport>,
+    /// Grouping answers (not randomized), in position order.
+    groupings: Vec<StoredGrouping>,
     /// Consumed with the response; never stored next to it.
     invitation: Option<InvitationHash>,
     /// `None`: the device sent none, and the server draws the receipt.
@@ -115,6 +118,13 @@ pub struct StoredReport {
     pub level: PrivacyLevel,
     /// 0 or 1 for yes/no and number questions, the option index for choice and ordinal.
     pub report: u8,
+}
+
+/// A grouping question's answer (the option index), as sent and stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoredGrouping {
+    pub question_id: QuestionId,
+    pub answer: u8,
 }
 
 impl Submission {
@@ -136,7 +146,31 @@ impl Submission {
             .map(ResponseId::parse)
             .transpose()?;
         let mut reports_by_id = BTreeMap::new();
+        let mut groupings_by_id = BTreeMap::new();
         for (key, value) in input.answers.0 {
+            let grouping = key
+                .parse::<i64>()
+                .ok()
+                .and_then(|id| survey.groupings.iter().find(|g| g.id.get() == id));
+            if let Some(grouping) = grouping {
+                if !grouping.accepts(value) {
+                    return Err(AppError::invalid(
+                        "invalid_report",
+                        format!(
+                            "the answer to grouping question {key} is {value}; it is an option \
+                             index from 0 to {}",
+                            grouping.options.len() - 1
+                        ),
+                    ));
+                }
+                if groupings_by_id.insert(grouping.id, value).is_some() {
+                    return Err(AppError::invalid(
+                        "duplicate_answer",
+                        format!("question {} is answered twice", grouping.id.get()),
+                    ));
+                }
+                continue;
+            }
             let question = key
                 .parse::<i64>()
                 .ok()
@@ -190,8 +224,28 @@ impl Submission {
                 report: *report,
             });
         }
+        let groupings = survey
+            .groupings
+            .iter()
+            .map(|grouping| {
+                let answer = groupings_by_id.get(&grouping.id).ok_or_else(|| {
+                    AppError::invalid(
+                        "missing_answer",
+                        format!(
+                            "grouping question {} is not answered; every question is",
+                            grouping.id.get()
+                        ),
+                    )
+                })?;
+                Ok(StoredGrouping {
+                    question_id: grouping.id,
+                    answer: *answer,
+                })
+            })
+            .collect::<Result<Vec<_>, AppError>>()?;
         Ok(Self {
             reports,
+            groupings,
             invitation,
             response_id,
         })
@@ -199,6 +253,11 @@ impl Submission {
 
     pub fn reports(&self) -> &[StoredReport] {
         &self.reports
+    }
+
+    /// The grouping answers, as sent (not randomized).
+    pub fn groupings(&self) -> &[StoredGrouping] {
+        &self.groupings
     }
 
     pub fn response_id(&self) -> Option<&ResponseId> {

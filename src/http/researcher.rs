@@ -16,7 +16,7 @@ use crate::domain::{
     SurveyDefinition, SurveyDefinitionInput, SurveyStatus,
 };
 use crate::error::{AppError, ErrorBody};
-use crate::export::{stream_export, ExportFormat};
+use crate::export::{stream_export, ExportFormat, GroupingRelease};
 use crate::live::LiveReleases;
 use crate::{invitations, results};
 
@@ -396,7 +396,18 @@ async fn export(
 ) -> Result<HttpResponse, AppError> {
     let survey = find_owned_survey(&db, Slug::parse(slug)?, owner).await?;
     refuse_while_blinded(&survey, "its export")?;
-    let rows = stream_export(db.get_ref().clone(), &survey, format)?;
+    let combinations = if survey.groupings.is_empty() || survey.status != SurveyStatus::Closed {
+        Default::default()
+    } else {
+        let (survey_id, ids) = (
+            survey.id,
+            survey.groupings.iter().map(|g| g.id).collect::<Vec<_>>(),
+        );
+        db.read(move |connection| responses::grouping_combinations(connection, survey_id, &ids))
+            .await?
+    };
+    let release = GroupingRelease::of(&survey, &combinations);
+    let rows = stream_export(db.get_ref().clone(), &survey, format, release)?;
     let disposition = format!(
         "attachment; filename=\"{}\"",
         format.file_name(survey.slug.as_str())

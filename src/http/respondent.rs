@@ -11,7 +11,7 @@ use crate::db::responses::{self, Stored};
 use crate::db::{queries, Database};
 use crate::domain::{
     DesignFields, Nonce, Receipt, RecordId, Slug, StoredReport, Submission, SubmissionInput,
-    Survey, SurveyStatus,
+    Survey, SurveyStatus, GROUPING_TYPE,
 };
 use crate::error::{AppError, ErrorBody};
 
@@ -38,7 +38,8 @@ struct PublicDefinition {
     status: &'static str,
     /// The form then sends the code from its invitation link's fragment.
     requires_invitation: bool,
-    /// The sum of the questions' ε: the privacy loss of one whole response.
+    /// The sum of the randomized questions' ε: the privacy loss of one whole response
+    /// (grouping questions are not randomized and not counted).
     total_epsilon: f64,
     /// 64 hex characters: the server's half of the seed, fresh for every request.
     #[schema(pattern = "^[0-9a-f]{64}$")]
@@ -46,9 +47,37 @@ struct PublicDefinition {
     questions: Vec<PublicQuestion>,
 }
 
-/// One question and its mechanism.
+/// One question of the form: randomized, with its mechanism, or a grouping question (not
+/// randomized: its answer is sent as given).
 #[derive(Serialize, utoipa::ToSchema)]
-pub(super) struct PublicQuestion {
+#[serde(untagged)]
+pub(super) enum PublicQuestion {
+    Randomized(RandomizedQuestion),
+    Grouping(PublicGrouping),
+}
+
+/// A grouping question: `"type": "grouping"`, `"randomized": false`, no ε.
+#[derive(Serialize, utoipa::ToSchema)]
+pub(super) struct PublicGrouping {
+    /// The key of its answer in a submission's `answers`: the option's index, as given.
+    id: i64,
+    /// 0-based order on the form.
+    position: u32,
+    text: String,
+    /// Always `grouping`.
+    #[serde(rename = "type")]
+    #[schema(examples("grouping"))]
+    kind: &'static str,
+    options: Vec<String>,
+    /// Always false: the answer is sent as the respondent gives it.
+    randomized: bool,
+    /// Always true: every question is answered.
+    required: bool,
+}
+
+/// One randomized question and its mechanism.
+#[derive(Serialize, utoipa::ToSchema)]
+pub(super) struct RandomizedQuestion {
     /// The key of its report in a submission's `answers`.
     id: i64,
     /// 0-based order on the form.
@@ -65,13 +94,46 @@ pub(super) struct PublicQuestion {
     truth_probability: f64,
     /// Always true: every question is answered (a blank would not be randomized).
     required: bool,
+    /// Always true: the device randomizes the answer before sending it.
+    randomized: bool,
 }
 
 pub(super) fn public_questions(survey: &Survey) -> Vec<PublicQuestion> {
+    let mut questions: Vec<(u32, PublicQuestion)> = survey
+        .groupings
+        .iter()
+        .map(|grouping| {
+            (
+                grouping.position,
+                PublicQuestion::Grouping(PublicGrouping {
+                    id: grouping.id.get(),
+                    position: grouping.position,
+                    text: grouping.text.clone(),
+                    kind: GROUPING_TYPE,
+                    options: grouping.options.clone(),
+                    randomized: false,
+                    required: true,
+                }),
+            )
+        })
+        .collect();
+    questions.extend(
+        randomized_questions(survey)
+            .into_iter()
+            .map(|question| (question.position, PublicQuestion::Randomized(question))),
+    );
+    questions.sort_by_key(|(position, _)| *position);
+    questions
+        .into_iter()
+        .map(|(_, question)| question)
+        .collect()
+}
+
+fn randomized_questions(survey: &Survey) -> Vec<RandomizedQuestion> {
     survey
         .questions
         .iter()
-        .map(|question| PublicQuestion {
+        .map(|question| RandomizedQuestion {
             id: question.id.get(),
             position: question.position,
             text: question.text.clone(),
@@ -82,6 +144,7 @@ pub(super) fn public_questions(survey: &Survey) -> Vec<PublicQuestion> {
             epsilon: question.design.epsilon(),
             truth_probability: question.design.truth_probability(),
             required: true,
+            randomized: true,
         })
         .collect()
 }

@@ -23,6 +23,8 @@ struct SurveyPage {
     accepting: bool,
     total_epsilon: String,
     questions: Vec<QuestionView>,
+    /// The grouping questions' texts, listed beside the total ε ("" without any).
+    unrandomized: String,
 }
 
 /// One question as the form shows it.
@@ -121,7 +123,9 @@ impl SurveyPage {
                 })
             })
             .collect::<Result<Vec<_>, AppError>>()?;
+        let (questions, unrandomized) = with_groupings(&survey, questions)?;
         Ok(Self {
+            unrandomized,
             preview,
             slug: survey.slug.to_string(),
             total_epsilon: format!("{:.2}", survey.total_epsilon()),
@@ -136,6 +140,49 @@ impl SurveyPage {
             questions,
         })
     }
+}
+
+// --- grouping questions (issue 18): not randomized, shown like a choice -------------------
+
+/// What the form says under a grouping question (docs/design.md, invariant 1's exception).
+pub const GROUPING_PLAIN: &str = "This answer is sent as you give it — it is not randomized.";
+
+/// The randomized questions' views with the grouping questions' added in position order
+/// (a grouping question renders like a choice: kind `grouping`), and the grouping
+/// questions' texts for the line beside the total ε.
+fn with_groupings(
+    survey: &Survey,
+    mut questions: Vec<QuestionView>,
+) -> Result<(Vec<QuestionView>, String), AppError> {
+    for grouping in &survey.groupings {
+        let labels = &grouping.options;
+        questions.push(QuestionView {
+            id: grouping.id.get(),
+            number: grouping.position + 1,
+            text: grouping.text.clone(),
+            kind: "grouping",
+            choices: labels
+                .iter()
+                .enumerate()
+                .map(|(value, label)| ChoiceView {
+                    value,
+                    suffix: value.to_string(),
+                    label: label.clone(),
+                })
+                .collect(),
+            bounds: None,
+            report_labels: serde_json::to_string(labels).map_err(AppError::internal)?,
+            plain: GROUPING_PLAIN.to_owned(),
+            observer: format!(
+                "The server and the researcher see this answer as you give it. Results show \
+                 it only for groups of at least {} respondents.",
+                survey.min_cell.get()
+            ),
+        });
+    }
+    questions.sort_by_key(|question| question.number);
+    let texts: Vec<&str> = survey.groupings.iter().map(|g| g.text.as_str()).collect();
+    Ok((questions, texts.join("; ")))
 }
 
 /// GET /s/{slug}: the form.

@@ -10,6 +10,7 @@ mod bad_input;
 mod contract;
 mod csv_safety;
 mod designs;
+mod grouping;
 mod hardening;
 mod headers;
 mod invitations;

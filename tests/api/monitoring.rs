@@ -70,6 +70,7 @@ fn survey(
             text: "Have you?".to_owned(),
             design: QuestionDesign::mirrored(PrivacyLevel::new(epsilon).unwrap()),
         }],
+        groupings: Vec::new(),
     }
 }
 

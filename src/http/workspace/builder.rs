@@ -12,8 +12,8 @@ use super::{html, owned_survey, see_other, CsrfForm, Nav, Page};
 use crate::db::queries;
 use crate::db::Database;
 use crate::domain::{
-    ClosingTime, DesignName, QuestionDefinition, QuestionDesign, QuestionId, QuestionType, Slug,
-    StoppingRule, SurveyDetails, SurveyStatus,
+    ClosingTime, DefinedQuestion, DesignName, GroupingDefinition, QuestionDefinition,
+    QuestionDesign, QuestionId, QuestionType, Slug, StoppingRule, SurveyDetails, SurveyStatus,
 };
 use crate::error::AppError;
 use crate::http::auth::{Session, SignedIn};
@@ -122,7 +122,7 @@ async fn builder_page(
             return Err(error.into());
         }
     }
-    let count = survey.questions.len();
+    let count = survey.questions.len() + survey.groupings.len();
     let mut new_question = NewQuestion {
         text: String::new(),
         editor: DesignEditor::blank("new")?,
@@ -131,8 +131,7 @@ async fn builder_page(
     let mut questions = survey
         .questions
         .iter()
-        .enumerate()
-        .map(|(index, question)| {
+        .map(|question| {
             Ok(BuilderQuestion {
                 id: question.id.get(),
                 number: question.position + 1,
@@ -141,11 +140,35 @@ async fn builder_page(
                 options: question.design.options().unwrap_or_default().to_vec(),
                 editor: DesignEditor::of(format!("q{}", question.id.get()), &question.design)?,
                 error: None,
-                first: index == 0,
-                last: index + 1 == count,
+                first: false,
+                last: false,
             })
         })
+        .chain(survey.groupings.iter().map(|grouping| {
+            Ok(BuilderQuestion {
+                id: grouping.id.get(),
+                number: grouping.position + 1,
+                text: grouping.text.clone(),
+                label: format!(
+                    "Grouping, not randomized: one of {} options",
+                    grouping.options.len()
+                ),
+                options: grouping.options.clone(),
+                editor: DesignEditor::new(
+                    format!("q{}", grouping.id.get()),
+                    DesignForm::of_grouping(&grouping.options),
+                )?,
+                error: None,
+                first: false,
+                last: false,
+            })
+        }))
         .collect::<Result<Vec<_>, AppError>>()?;
+    questions.sort_by_key(|question| question.number);
+    for (index, question) in questions.iter_mut().enumerate() {
+        question.first = index == 0;
+        question.last = index + 1 == count;
+    }
     let status = refused
         .as_ref()
         .map_or(StatusCode::OK, |_| StatusCode::BAD_REQUEST);
@@ -337,8 +360,19 @@ pub struct QuestionForm {
 }
 
 impl QuestionForm {
-    fn parse(&self) -> Result<QuestionDefinition, AppError> {
-        QuestionDefinition::of("question", &self.text, &self.design.to_fields("question")?)
+    fn parse(&self) -> Result<DefinedQuestion, AppError> {
+        if self.design.is_grouping() {
+            return Ok(DefinedQuestion::Grouping(GroupingDefinition::of(
+                "question",
+                &self.text,
+                &self.design.option_lines(),
+            )?));
+        }
+        Ok(DefinedQuestion::Randomized(QuestionDefinition::of(
+            "question",
+            &self.text,
+            &self.design.to_fields("question")?,
+        )?))
     }
 }
 

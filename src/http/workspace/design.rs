@@ -10,10 +10,11 @@ use randomized_response::{Confidence, PrivacyLevel};
 use serde::{Deserialize, Serialize};
 
 use super::percent;
-use crate::domain::{DesignFields, DesignName, QuestionDesign, QuestionType};
+use crate::domain::{DesignFields, DesignName, QuestionDesign, QuestionType, GROUPING_TYPE};
 use crate::error::AppError;
 use crate::explain::{explain, EXPLAINED_PRIOR};
 use crate::http::auth::Owner;
+use crate::http::survey_form::GROUPING_PLAIN;
 use crate::results::{respondents_needed_within, PLANNING_HALF_WIDTH};
 
 /// The confidence level of the builder's planner.
@@ -45,10 +46,23 @@ fn uses(design: DesignName, input: &str) -> bool {
     inputs.contains(&input)
 }
 
+/// A grouping question in the builder's type select: `grouping:grouping` in `data-applies`.
+pub const GROUPING_APPLIES: &str = "grouping:grouping";
+
+/// The builder's warning beside a grouping question.
+pub const GROUPING_WARNING: &str = "A grouping question is not randomized: its answer is \
+     sent and stored as the respondent gives it, and breakdowns by it show only groups of at \
+     least min_cell respondents. It must not be sensitive (year of study, sport, faculty): \
+     never ask here anything a respondent might want to deny.";
+
 /// The `data-applies` of one of the form's inputs: the `type:design` pairs that use it
-/// (`design`, the yes/no design's select, applies to every yes/no design).
+/// (`design`, the yes/no design's select, applies to every yes/no design; `grouping`, the
+/// grouping question's warning, to grouping questions only, which use `options` too).
 pub fn applies_to(input: &str) -> String {
-    DESIGNS
+    if input == "grouping" {
+        return GROUPING_APPLIES.to_owned();
+    }
+    let randomized = DESIGNS
         .iter()
         .filter(|(question_type, design)| {
             if input == "design" {
@@ -59,7 +73,12 @@ pub fn applies_to(input: &str) -> String {
         })
         .map(|(question_type, design)| format!("{}:{}", question_type.as_str(), design.as_str()))
         .collect::<Vec<_>>()
-        .join(" ")
+        .join(" ");
+    if input == "options" {
+        format!("{randomized} {GROUPING_APPLIES}")
+    } else {
+        randomized
+    }
 }
 
 /// A question's type and design as the builder's forms send them (and as the figures
@@ -107,6 +126,30 @@ fn number(field: &str, name: &str, text: &str) -> Result<Option<f64>, AppError> 
 }
 
 impl DesignForm {
+    /// Whether the form describes a grouping question (not randomized).
+    pub fn is_grouping(&self) -> bool {
+        self.question_type.trim() == GROUPING_TYPE
+    }
+
+    /// A grouping question's options, one per line, blank lines dropped.
+    pub fn option_lines(&self) -> Vec<String> {
+        self.options
+            .lines()
+            .map(str::trim)
+            .filter(|line| !line.is_empty())
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// The form of a saved grouping question.
+    pub fn of_grouping(options: &[String]) -> Self {
+        Self {
+            question_type: GROUPING_TYPE.to_owned(),
+            options: options.join("\n"),
+            ..Self::default_values()
+        }
+    }
+
     fn question_type(&self, field: &str) -> Result<QuestionType, AppError> {
         match self.question_type.trim() {
             "" | "yes_no" => Ok(QuestionType::YesNo),
@@ -399,8 +442,28 @@ impl FiguresText {
         }
     }
 
+    /// A grouping question's: no ε (it adds none to the total), no planner; the warning.
+    pub fn grouping() -> Self {
+        let none = || "–".to_owned();
+        Self {
+            summary: GROUPING_PLAIN.to_owned(),
+            epsilon: "none (not randomized)".to_owned(),
+            epsilon_value: "0".to_owned(),
+            truth: "100 %".to_owned(),
+            observer: GROUPING_WARNING.to_owned(),
+            confidence: format!("{:.0} %", PLANNING_CONFIDENCE * 100.0),
+            needed_5: none(),
+            needed_10: none(),
+            planner_target: String::new(),
+            refusal: String::new(),
+        }
+    }
+
     /// The figures of the design a form describes, or why it is refused.
     pub fn of_form(form: &DesignForm) -> Result<Self, AppError> {
+        if form.is_grouping() {
+            return Ok(Self::grouping());
+        }
         match form.parse("question") {
             Ok(design) => Ok(Self::of(&DesignFigures::of(&design)?)),
             Err(error @ AppError::Invalid { .. }) => Ok(Self::refused(error.public_message())),
@@ -418,6 +481,7 @@ pub struct DesignEditor {
     pub figures_url: &'static str,
     pub min_epsilon: f64,
     pub max_epsilon: f64,
+    pub grouping_warning: &'static str,
 }
 
 impl DesignEditor {
@@ -430,6 +494,7 @@ impl DesignEditor {
             figures_url: FIGURES_PATH,
             min_epsilon: PrivacyLevel::MIN_EPSILON,
             max_epsilon: PrivacyLevel::MAX_EPSILON,
+            grouping_warning: GROUPING_WARNING,
         })
     }
 
@@ -457,6 +522,26 @@ pub const FIGURES_PATH: &str = "/designs/figures";
 /// a design the domain refuses (an infinite ε, a sum that is not 1, too few options) is a
 /// 400 whose message says why. Signed-in researchers (or API tokens) only; never cached.
 pub async fn figures(_: Owner, query: web::Query<DesignForm>) -> Result<HttpResponse, AppError> {
+    if query.is_grouping() {
+        // Not randomized: the same keys the script reads, with ε 0 for the survey's total.
+        let text = FiguresText::grouping();
+        return Ok(HttpResponse::Ok()
+            .insert_header((header::CACHE_CONTROL, "no-store"))
+            .json(serde_json::json!({
+                "type": GROUPING_TYPE,
+                "randomized": false,
+                "epsilon": 0,
+                "summary": text.summary,
+                "observer": text.observer,
+                "planner_target": text.planner_target,
+                "display": {
+                    "epsilon": text.epsilon,
+                    "truth_probability": text.truth,
+                    "respondents_needed_5": text.needed_5,
+                    "respondents_needed_10": text.needed_10,
+                },
+            })));
+    }
     let figures = DesignFigures::of(&query.parse("question")?)?;
     Ok(HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-store"))

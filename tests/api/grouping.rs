@@ -1,0 +1,176 @@
+//! The grouping question (docs/design.md, invariant 1's one exception): a non-sensitive
+//! attribute, not randomized, marked so everywhere — the public definition, the form, the
+//! survey's total ε, the builder — and stored like the reports, in the response's own row.
+
+use serde_json::{json, Value};
+
+use crate::common::{error_code, spawn_app, TestApp};
+
+pub fn definition_with_grouping() -> Value {
+    json!({
+        "title": "Sport and doping",
+        "questions": [
+            {"type": "grouping", "text": "Year of study", "options": ["First", "Second", "Later"]},
+            {"text": "Have you used a performance-enhancing drug?", "epsilon": 1.0},
+            {"text": "Have you ever cheated on an exam?", "epsilon": 0.5},
+        ],
+    })
+}
+
+/// An open survey with a grouping question first: (token, slug, grouping id, question ids).
+pub async fn open_grouped(app: &TestApp, definition: &Value) -> (String, String, i64, Vec<i64>) {
+    let token = app.researcher_with_token("owner@example.org").await;
+    let created = app.create_survey(&token, definition).await;
+    assert_eq!(created.status(), 201);
+    let body: Value = created.json().await.unwrap();
+    let slug = body["slug"].as_str().unwrap().to_owned();
+    let questions = body["questions"].as_array().unwrap();
+    let grouping = questions[0]["id"].as_i64().unwrap();
+    let ids = questions[1..]
+        .iter()
+        .map(|q| q["id"].as_i64().unwrap())
+        .collect();
+    let opened = app
+        .owner_post(&token, &format!("/api/surveys/{slug}/open"))
+        .await;
+    assert_eq!(opened.status(), 200);
+    (token, slug, grouping, ids)
+}
+
+#[tokio::test]
+async fn a_grouping_question_is_marked_not_randomized_and_left_out_of_the_total_epsilon() {
+    let app = spawn_app().await;
+    let (_, slug, grouping, ids) = open_grouped(&app, &definition_with_grouping()).await;
+    let definition: Value = app
+        .client
+        .get(app.url(&format!("/api/surveys/{slug}")))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let questions = definition["questions"].as_array().unwrap();
+    assert_eq!(questions.len(), 3);
+    let first = &questions[0];
+    assert_eq!(first["id"], grouping);
+    assert_eq!(first["type"], "grouping");
+    assert_eq!(first["randomized"], false);
+    assert_eq!(first["options"], json!(["First", "Second", "Later"]));
+    assert!(first.get("epsilon").is_none(), "no ε: {first}");
+    assert!(first.get("truth_probability").is_none());
+    for (question, id) in questions[1..].iter().zip(&ids) {
+        assert_eq!(question["id"], *id);
+        assert_eq!(question["randomized"], true);
+    }
+    let total = definition["total_epsilon"].as_f64().unwrap();
+    assert!(
+        (total - 1.5).abs() < 1e-12,
+        "the randomized questions' ε only: {total}"
+    );
+
+    // The form says so in plain words, under the question and beside the total ε.
+    let form = app
+        .client
+        .get(app.url(&format!("/s/{slug}")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(form.contains("This answer is sent as you give it — it is not randomized."));
+    assert!(form.contains("Not randomized, sent as you give them: <strong>Year of study</strong>"));
+    assert!(form.contains(&format!("data-kind=\"grouping\"")));
+    assert!(form.contains(&format!(
+        "id=\"q{grouping}-2\" name=\"q{grouping}\" value=\"2\""
+    )));
+}
+
+#[tokio::test]
+async fn a_grouping_answer_is_checked_required_and_stored_beside_the_reports() {
+    let app = spawn_app().await;
+    let (token, slug, grouping, ids) = open_grouped(&app, &definition_with_grouping()).await;
+    let answers = |group: u8| json!({ grouping.to_string(): group, ids[0].to_string(): 1, ids[1].to_string(): 0 });
+    for (bad, code) in [
+        (
+            json!({ grouping.to_string(): 3, ids[0].to_string(): 1, ids[1].to_string(): 0 }),
+            "invalid_report",
+        ),
+        (
+            json!({ ids[0].to_string(): 1, ids[1].to_string(): 0 }),
+            "missing_answer",
+        ),
+    ] {
+        let refused = app.submit(&slug, bad).await;
+        assert_eq!(refused.status(), 400);
+        assert_eq!(error_code(refused).await, code);
+    }
+    let receipt = app.submit_ok(&slug, answers(2)).await;
+
+    // A retry of the same body is the same response; another group under its id is not.
+    let response_id = hex::encode(deniable::crypto::sha256(receipt.as_bytes()));
+    let again = |group: u8| {
+        let mut body = json!({ "answers": answers(group) });
+        body["response_id"] = json!(response_id);
+        app.client
+            .post(app.url(&format!("/api/surveys/{slug}/responses")))
+            .json(&body)
+            .send()
+    };
+    assert_eq!(again(2).await.unwrap().status(), 200);
+    assert_eq!(again(1).await.unwrap().status(), 409);
+
+    // Stored in the response's one row (format 2), nowhere else.
+    let stored: Vec<u8> = app
+        .inspect()
+        .query_row("SELECT reports FROM stored_responses", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(stored[0], 2, "format 2: reports, then grouping answers");
+    assert_eq!(*stored.last().unwrap(), 2, "the answer as given");
+
+    // The results name the grouping question for ?by= and leave it out of the questions.
+    let results = app.results(&token, &slug).await;
+    assert_eq!(results["questions"].as_array().unwrap().len(), 2);
+    assert_eq!(results["groupings"][0]["id"], grouping);
+    assert_eq!(results["groupings"][0]["options"][2], "Later");
+
+    // Withdrawing takes the answer with the reports.
+    assert_eq!(app.withdraw(&slug, &receipt).await.status(), 204);
+    let left: i64 = app
+        .inspect()
+        .query_row(
+            "SELECT coalesce(sum(n), 0) FROM grouped_report_counts",
+            [],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert_eq!(left, 0);
+}
+
+#[tokio::test]
+async fn a_survey_needs_a_randomized_question_and_a_grouping_question_takes_no_epsilon() {
+    let app = spawn_app().await;
+    let token = app.researcher_with_token("owner@example.org").await;
+    let only_grouping = json!({"title": "t", "questions": [
+        {"type": "grouping", "text": "Year", "options": ["a", "b"]}]});
+    let refused = app.create_survey(&token, &only_grouping).await;
+    assert_eq!(refused.status(), 400);
+    assert_eq!(error_code(refused).await, "invalid_questions");
+    let with_epsilon = json!({"title": "t", "questions": [
+        {"type": "grouping", "text": "Year", "options": ["a", "b"], "epsilon": 1},
+        {"text": "q", "epsilon": 1}]});
+    let refused = app.create_survey(&token, &with_epsilon).await;
+    assert_eq!(refused.status(), 400);
+    let body: Value = refused.json().await.unwrap();
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not randomized: it has no epsilon"),
+        "{body}"
+    );
+    let one_option = json!({"title": "t", "questions": [
+        {"type": "grouping", "text": "Year", "options": ["a"]}, {"text": "q", "epsilon": 1}]});
+    assert_eq!(app.create_survey(&token, &one_option).await.status(), 400);
+}
