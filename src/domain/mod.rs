@@ -767,7 +767,8 @@ pub struct SurveyDefinition {
 /// A question of a definition, in the order respondents see them.
 #[derive(Debug, Clone)]
 pub enum DefinedQuestion {
-    Randomized(QuestionDefinition),
+    /// Boxed: a design's mechanism is large, a grouping question's options small.
+    Randomized(Box<QuestionDefinition>),
     Grouping(GroupingDefinition),
 }
 
@@ -794,9 +795,9 @@ impl SurveyDefinition {
             .map(|(index, question)| {
                 let field = format!("questions[{index}]");
                 Ok(match question {
-                    QuestionInput::Randomized(question) => {
-                        DefinedQuestion::Randomized(QuestionDefinition::parse(&field, &question)?)
-                    }
+                    QuestionInput::Randomized(question) => DefinedQuestion::Randomized(Box::new(
+                        QuestionDefinition::parse(&field, &question)?,
+                    )),
                     QuestionInput::Grouping(grouping) => {
                         DefinedQuestion::Grouping(GroupingDefinition::parse(&field, &grouping)?)
                     }
@@ -848,7 +849,7 @@ impl SurveyDefinition {
             stopping_rule: StoppingRule::NONE,
             questions: questions
                 .into_iter()
-                .map(DefinedQuestion::Randomized)
+                .map(|question| DefinedQuestion::Randomized(Box::new(question)))
                 .collect(),
         }
     }
@@ -885,7 +886,7 @@ impl SurveyDefinition {
                 ),
             ]
             .into_iter()
-            .map(DefinedQuestion::Randomized)
+            .map(|question| DefinedQuestion::Randomized(Box::new(question)))
             .collect(),
         }
     }

@@ -368,11 +368,9 @@ impl QuestionForm {
                 &self.design.option_lines(),
             )?));
         }
-        Ok(DefinedQuestion::Randomized(QuestionDefinition::of(
-            "question",
-            &self.text,
-            &self.design.to_fields("question")?,
-        )?))
+        Ok(DefinedQuestion::Randomized(Box::new(
+            QuestionDefinition::of("question", &self.text, &self.design.to_fields("question")?)?,
+        )))
     }
 }
 
