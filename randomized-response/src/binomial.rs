@@ -1,0 +1,292 @@
+//! Binomial probabilities and the two exact tests of R: `binom.test` and `fisher.test`
+//! (two-sided), with R's conventions.
+//!
+//! * The probability mass is Loader's saddle-point form, as R's `dbinom` computes it:
+//!   `ln P(X = x) = δ(n) − δ(x) − δ(n − x) − bd0(x, np) − bd0(n − x, nq)
+//!   − ½ ln(2π x (1 − x/n))` with δ the error of Stirling's formula and
+//!   `bd0(x, m) = x ln(x/m) + m − x` (C. Loader, "Fast and accurate computation of binomial
+//!   probabilities", 2000), accurate where the naive `lgamma` form loses digits to
+//!   cancellation.
+//! * Tails are regularized incomplete beta functions:
+//!   `P(X ≤ x) = I_{1−p}(n − x, x + 1)` and `P(X ≥ x) = I_p(x, n − x + 1)`.
+//! * Two-sided p-values use R's "minimum likelihood" convention: the probability of every
+//!   outcome no more likely than the one observed, with R's relative tolerance `1 + 10⁻⁷`
+//!   for ties (R: `binom.test`, `fisher.test`; also SciPy's `binomtest`).
+
+use crate::beta::regularized_incomplete_beta;
+
+/// R's relative tolerance for "no more likely than the observation".
+const RELATIVE_TIE: f64 = 1.0 + 1e-7;
+/// `ln sqrt(2π)`.
+const LN_SQRT_2PI: f64 = 0.918_938_533_204_672_8;
+
+/// `stirlerr(n) = ln n! − (n + ½) ln n + n − ln sqrt(2π)`, the error of Stirling's formula,
+/// for an integer n ≥ 1 (Loader 2000): from `n!` itself up to 15 (exact in f64, so the
+/// result is within a few ulps of the logarithm, about 1e-15), else from its series, whose
+/// truncation is below 1e-17 there.
+fn stirling_error(n: f64) -> f64 {
+    if n <= 15.0 {
+        let factorial: f64 = (2..=n as u64).map(|k| k as f64).product();
+        return libm::log(factorial) - (n + 0.5) * libm::log(n) + n - LN_SQRT_2PI;
+    }
+    const S0: f64 = 1.0 / 12.0;
+    const S1: f64 = 1.0 / 360.0;
+    const S2: f64 = 1.0 / 1260.0;
+    const S3: f64 = 1.0 / 1680.0;
+    const S4: f64 = 1.0 / 1188.0;
+    let nn = n * n;
+    if n > 500.0 {
+        (S0 - S1 / nn) / n
+    } else if n > 80.0 {
+        (S0 - (S1 - S2 / nn) / nn) / n
+    } else if n > 35.0 {
+        (S0 - (S1 - (S2 - S3 / nn) / nn) / nn) / n
+    } else {
+        (S0 - (S1 - (S2 - (S3 - S4 / nn) / nn) / nn) / nn) / n
+    }
+}
+
+/// Loader's deviance term `bd0(x, m) = x ln(x/m) + m − x`, by its series where x is close
+/// to m (where the direct form cancels).
+fn deviance(x: f64, mean: f64) -> f64 {
+    if libm::fabs(x - mean) < 0.1 * (x + mean) {
+        let mut v = (x - mean) / (x + mean);
+        let mut sum = (x - mean) * v;
+        let mut term = 2.0 * x * v;
+        v *= v;
+        for j in 1..1000 {
+            term *= v;
+            let next = sum + term / f64::from(2 * j + 1);
+            if next == sum {
+                return next;
+            }
+            sum = next;
+        }
+        sum
+    } else {
+        x * libm::log(x / mean) + mean - x
+    }
+}
+
+/// `ln P(X = x)` for `X ~ Binomial(n, p)`, `0 < p < 1`, integers `0 ≤ x ≤ n` (R's
+/// `dbinom_raw`, Loader 2000).
+pub(crate) fn ln_binomial_probability(x: u64, n: u64, p: f64) -> f64 {
+    let q = 1.0 - p;
+    let (x, n) = (x as f64, n as f64);
+    if x == 0.0 {
+        return if p < 0.1 {
+            -deviance(n, n * q) - n * p
+        } else {
+            n * libm::log(q)
+        };
+    }
+    if x == n {
+        return if q < 0.1 {
+            -deviance(n, n * p) - n * q
+        } else {
+            n * libm::log(p)
+        };
+    }
+    let lc = stirling_error(n)
+        - stirling_error(x)
+        - stirling_error(n - x)
+        - deviance(x, n * p)
+        - deviance(n - x, n * q);
+    let lf = 2.0 * LN_SQRT_2PI + libm::log(x) + libm::log1p(-x / n);
+    lc - 0.5 * lf
+}
+
+/// `P(X ≤ x)` for `X ~ Binomial(n, p)`.
+pub(crate) fn binomial_lower_tail(x: u64, n: u64, p: f64) -> f64 {
+    if x >= n {
+        1.0
+    } else {
+        regularized_incomplete_beta((n - x) as f64, x as f64 + 1.0, 1.0 - p)
+    }
+}
+
+/// `P(X ≥ x)` for `X ~ Binomial(n, p)`.
+pub(crate) fn binomial_upper_tail(x: u64, n: u64, p: f64) -> f64 {
+    if x == 0 {
+        1.0
+    } else if x > n {
+        0.0
+    } else {
+        regularized_incomplete_beta(x as f64, (n - x + 1) as f64, p)
+    }
+}
+
+/// The first k in `[from, to]` with `holds(k)` false, for a predicate true up to some point
+/// and false after it (`to + 1` if it holds throughout).
+fn first_failing(from: u64, to: u64, holds: impl Fn(u64) -> bool) -> u64 {
+    let (mut low, mut high) = (from, to + 1);
+    while low < high {
+        let middle = low + (high - low) / 2;
+        if holds(middle) {
+            low = middle + 1;
+        } else {
+            high = middle;
+        }
+    }
+    low
+}
+
+/// The two-sided exact binomial test of `H0: rate = p` after x successes in n trials, with
+/// R's `binom.test` convention (minimum likelihood): the probability under H0 of every
+/// outcome whose probability is at most `P(X = x)·(1 + 10⁻⁷)`, at most 1.
+///
+/// As R: 1 when `x = n p` exactly; otherwise with `m = n p` and `d = P(X = x)`, for `x < m`
+/// the outcomes above m no more likely than d are the top `y` of `⌈m⌉..=n` (the mass falls
+/// from the mode), so `p = P(X ≤ x) + P(X ≥ n − y + 1)`; for `x > m`, the lowest `y` of
+/// `0..=⌊m⌋`, `p = P(X ≤ y − 1) + P(X ≥ x)`. `0 < p < 1`; `x ≤ n`.
+pub(crate) fn binomial_test(x: u64, n: u64, p: f64) -> f64 {
+    let mean = n as f64 * p;
+    let observed = x as f64;
+    if observed == mean {
+        return 1.0;
+    }
+    let limit = ln_binomial_probability(x, n, p) + libm::log(RELATIVE_TIE);
+    let unlikely = |k: u64| ln_binomial_probability(k, n, p) <= limit;
+    let value = if observed < mean {
+        let from = libm::ceil(mean) as u64;
+        // The outcomes from `from` up that are still more likely: a prefix of the range.
+        let first_unlikely = first_failing(from, n, |k| !unlikely(k));
+        let count = n + 1 - first_unlikely;
+        binomial_lower_tail(x, n, p) + binomial_upper_tail(n - count + 1, n, p)
+    } else {
+        let to = libm::floor(mean) as u64;
+        // The outcomes up to `to` that are no more likely: a prefix of the range.
+        let count = first_failing(0, to, unlikely);
+        let lower = if count == 0 {
+            0.0
+        } else {
+            binomial_lower_tail(count - 1, n, p)
+        };
+        lower + binomial_upper_tail(x, n, p)
+    };
+    value.min(1.0)
+}
+
+/// Fisher's exact test (two-sided, R's `fisher.test` for a 2×2 table) of equal success
+/// rates in two groups: `x_a` successes of `n_a` against `x_b` of `n_b`.
+///
+/// Given the margins, the successes of group a are hypergeometric; the p-value is the
+/// conditional probability of every table no more likely than the observed one (within
+/// R's `1 + 10⁻⁷`). The probabilities are built by the ratio
+/// `P(i + 1)/P(i) = (m − i)(k − i) / ((i + 1)(l − k + i + 1))` (m successes, l failures, k = n_a)
+/// in logarithms and normalized over the support, as R normalizes `dhyper`.
+pub(crate) fn fisher_exact_test(x_a: u64, n_a: u64, x_b: u64, n_b: u64) -> f64 {
+    let successes = x_a + x_b;
+    let failures = (n_a - x_a) + (n_b - x_b);
+    let drawn = n_a;
+    let low = drawn.saturating_sub(failures);
+    let high = drawn.min(successes);
+    if low == high {
+        return 1.0;
+    }
+    // ln P(i) − ln P(low), for i in low..=high.
+    let logs = HypergeometricLogs {
+        low,
+        high,
+        successes,
+        failures,
+        drawn,
+    };
+    let observed = logs.at(x_a);
+    let largest = logs.max();
+    let limit = observed - largest + libm::log(RELATIVE_TIE);
+    let (mut total, mut tail) = (0.0, 0.0);
+    logs.for_each(|log| {
+        let relative = log - largest;
+        let mass = libm::exp(relative);
+        total += mass;
+        if relative <= limit {
+            tail += mass;
+        }
+    });
+    (tail / total).min(1.0)
+}
+
+/// The log-probabilities of the hypergeometric support, recomputed on each pass rather than
+/// stored (no allocation, for `no_std`).
+struct HypergeometricLogs {
+    low: u64,
+    high: u64,
+    successes: u64,
+    failures: u64,
+    drawn: u64,
+}
+
+impl HypergeometricLogs {
+    fn ratio(&self, i: u64) -> f64 {
+        let (m, l, k, i) = (
+            self.successes as f64,
+            self.failures as f64,
+            self.drawn as f64,
+            i as f64,
+        );
+        libm::log((m - i) * (k - i)) - libm::log((i + 1.0) * (l - k + i + 1.0))
+    }
+
+    fn for_each(&self, mut visit: impl FnMut(f64)) {
+        let mut log = 0.0;
+        for i in self.low..=self.high {
+            visit(log);
+            if i < self.high {
+                log += self.ratio(i);
+            }
+        }
+    }
+
+    fn at(&self, x: u64) -> f64 {
+        (self.low..x).map(|i| self.ratio(i)).sum()
+    }
+
+    fn max(&self) -> f64 {
+        let mut largest = f64::NEG_INFINITY;
+        self.for_each(|log| largest = largest.max(log));
+        largest
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn choose(n: u64, k: u64) -> f64 {
+        (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
+    }
+
+    #[test]
+    fn the_mass_is_the_binomial_formula() {
+        for &(n, p) in &[
+            (1_u64, 0.3_f64),
+            (10, 0.5),
+            (20, 0.013),
+            (40, 0.97),
+            (100, 0.25),
+        ] {
+            let mut total = 0.0;
+            for x in 0..=n {
+                let direct = choose(n, x) * p.powi(x as i32) * (1.0 - p).powi((n - x) as i32);
+                let loader = libm::exp(ln_binomial_probability(x, n, p));
+                assert!(
+                    (loader - direct).abs() <= 1e-13 * direct.max(1e-300),
+                    "n = {n}, x = {x}: {loader} vs {direct}"
+                );
+                total += loader;
+            }
+            assert!((total - 1.0).abs() < 1e-13);
+        }
+    }
+
+    #[test]
+    fn the_tails_add_up() {
+        let (n, p) = (30, 0.37);
+        for x in 0..=n {
+            let below = binomial_lower_tail(x, n, p);
+            let above = binomial_upper_tail(x + 1, n, p);
+            assert!((below + above - 1.0).abs() < 1e-13);
+        }
+    }
+}
