@@ -289,4 +289,61 @@ mod tests {
             assert!((below + above - 1.0).abs() < 1e-13);
         }
     }
+
+    #[test]
+    #[allow(clippy::excessive_precision)] // R's 17 printed digits, as printed
+    fn the_binomial_test_is_r_binom_test() {
+        // R 4: binom.test(x, n, p)$p.value, printed with 17 digits.
+        for &(x, n, p, expected) in &[
+            (3_u64, 10_u64, 0.5_f64, 0.343_750_000_000_000_11_f64),
+            (0, 10, 0.3, 0.038_839_603_299_999_984),
+            (10, 10, 0.3, 5.904_899_999_999_991_5e-6),
+            (7, 20, 0.475, 0.371_024_712_879_661_54),
+            (503, 2000, 0.525, 5.481_619_152_261_782_9e-137),
+            (2, 10, 0.2, 1.0),
+            (1, 7, 0.13, 1.0),
+            (60, 100, 0.5, 0.056_887_933_640_980_867),
+            (40, 100, 0.5, 0.056_887_933_640_980_867),
+            (
+                13,
+                1000,
+                0.006_692_850_924_284_855_4,
+                0.028_768_461_719_155_713,
+            ),
+            (5000, 10_000, 0.5, 1.0),
+            (4890, 10_000, 0.5, 0.028_519_212_088_873_747),
+            (0, 1, 0.5, 1.0),
+            (1, 3, 0.75, 0.156_25),
+        ] {
+            let actual = binomial_test(x, n, p);
+            // The tails' lgamma prefactor costs a few 1e-12 at N = 10 000.
+            assert!(
+                (actual - expected).abs() <= 1e-10 * expected,
+                "binom.test({x}, {n}, {p}): {actual} vs R {expected}"
+            );
+        }
+    }
+
+    #[test]
+    #[allow(clippy::excessive_precision)] // R's 17 printed digits, as printed
+    fn fishers_test_is_r_fisher_test() {
+        // R 4: fisher.test(matrix(c(x_a, x_b, n_a - x_a, n_b - x_b), 2))$p.value.
+        for &(x_a, n_a, x_b, n_b, expected) in &[
+            (3_u64, 10_u64, 7_u64, 10_u64, 0.178_895_407_997_575_5_f64),
+            (0, 10, 10, 10, 1.082_508_822_446_902_8e-5),
+            (5, 10, 5, 10, 1.0),
+            (12, 40, 30, 60, 0.062_934_125_726_319_79),
+            (1, 1, 0, 1, 1.0),
+            (45, 100, 60, 100, 0.047_165_485_383_019_262),
+            (0, 3, 0, 5, 1.0),
+            (400, 1000, 430, 1000, 0.188_133_478_262_12),
+            (7, 12, 1, 9, 0.066_873_065_015_479_918),
+        ] {
+            let actual = fisher_exact_test(x_a, n_a, x_b, n_b);
+            assert!(
+                (actual - expected).abs() <= 1e-12 * expected,
+                "fisher.test({x_a}/{n_a} vs {x_b}/{n_b}): {actual} vs R {expected}"
+            );
+        }
+    }
 }
