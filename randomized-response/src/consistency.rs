@@ -117,22 +117,37 @@ impl Design {
             .fold(1.0, f64::min))
     }
 
+    /// `ln E_r`, report r's term of [`Self::consistency`] for these counts: the uniform
+    /// mixture of likelihood ratios against rates of `report` below its floor, after
+    /// `counts[report]` reports of it among all. It falls as that count grows with the total
+    /// fixed; E is the mean of the k terms, so it never exceeds the largest.
+    pub fn report_ln_e_value(&self, counts: &[u64], report: usize) -> Result<f64, DesignError> {
+        let total = self.total_reports(counts)?;
+        let floor = self.report_floor(report)?;
+        Ok(ln_report_e_value(counts[report], total, floor))
+    }
+
+    /// N, after checking that there is one count per report.
+    fn total_reports(&self, counts: &[u64]) -> Result<u64, DesignError> {
+        if counts.len() != self.answers() {
+            return Err(DesignError::CountsLength {
+                expected: self.answers(),
+                got: counts.len(),
+            });
+        }
+        counts
+            .iter()
+            .try_fold(0_u64, |sum, &count| sum.checked_add(count))
+            .ok_or(DesignError::CountOverflow)
+    }
+
     /// The anytime-valid e-value of the report counts (one per report) against "these
     /// reports come from this design, for some true answers": `E = (1/k) Σ_r E_r` with
     /// `E_r` the uniform mixture of likelihood ratios against rates of report r below
     /// `min_t P[t][r]` (see the [module documentation](self)). `E = 1` with no reports.
     pub fn consistency(&self, counts: &[u64]) -> Result<Consistency, DesignError> {
         let size = self.answers();
-        if counts.len() != size {
-            return Err(DesignError::CountsLength {
-                expected: size,
-                got: counts.len(),
-            });
-        }
-        let total = counts
-            .iter()
-            .try_fold(0_u64, |sum, &count| sum.checked_add(count))
-            .ok_or(DesignError::CountOverflow)?;
+        let total = self.total_reports(counts)?;
         let mut terms = [0.0; crate::MAX_OPTIONS];
         for (report, term) in terms.iter_mut().take(size).enumerate() {
             *term = ln_report_e_value(counts[report], total, self.report_floor(report)?);

@@ -16,8 +16,8 @@
 //! * **one-sided**, λ ≥ 0 with the half-normal density `2 N(0, 1/ρ)`:
 //!   `E_t = 2 sqrt(ρ/(V + ρ)) · exp(S² / (2(V + ρ))) · Φ(S / sqrt(V + ρ))`, which only grows
 //!   with S. Its boundary at β has no closed form; `sqrt(2(V + ρ) ln(1 + sqrt(1 + V/ρ)/(2β)))`
-//!   bounds it from above, and [`one_sided_boundary`] finds it by bisection between that
-//!   bound and a lower one. Since `1/2 ≤ Φ ≤ 1` for `S ≥ 0`, it lies between the two-sided
+//!   bounds it from above, and [`one_sided_boundary`] finds it by Newton's method from that
+//!   bound. Since `1/2 ≤ Φ ≤ 1` for `S ≥ 0`, it lies between the two-sided
 //!   boundary at 2β and the one at β; near its tuned time it is close to the former, as a
 //!   one-sided bound at β is a two-sided one at 2β in the fixed-N world.
 //!
@@ -34,6 +34,8 @@ use crate::Confidence;
 
 /// `1/sqrt(2)`.
 const FRAC_1_SQRT_2: f64 = core::f64::consts::FRAC_1_SQRT_2;
+/// `1/sqrt(2π)`.
+const FRAC_1_SQRT_2PI: f64 = 0.398_942_280_401_432_7;
 
 /// `ln Φ(x)`, Φ the standard normal distribution function (−∞ where it underflows).
 pub(crate) fn ln_normal_cdf(x: f64) -> f64 {
@@ -76,38 +78,43 @@ pub(crate) fn one_sided_mixture_scale(planned_intrinsic_time: f64, confidence: C
 /// `P(∃t: S_t ≥ u(V_t)) ≤ β` (Ville).
 ///
 /// With `x = s/sqrt(V + ρ)` and `A = sqrt(1 + V/ρ)/(2β)` the crossing is
-/// `g(x) = x²/2 + ln Φ(x) − ln A ≥ 0`, increasing in x ≥ 0. `x = sqrt(2 ln(1 + A))` (the
-/// closed-form bound of the module documentation) has `g ≥ 0`, because `1 − Φ(x) ≤ e^{−x²/2} = 1/(1 + A)`; and
-/// `x = sqrt(2 max(0, ln A))` has `g ≤ 0`, because `ln Φ ≤ 0` (and A > 1/2 for β < 1, so
-/// `g(0) = −ln 2 − ln A < 0` when ln A < 0). Bisection keeps the upper end where g, as
-/// computed, is nonnegative, and stops within 1e-14 of it: the boundary is never below the
+/// `g(x) = x²/2 + ln Φ(x) − ln A ≥ 0`. g is increasing and convex on x ≥ 0
+/// (`g' = x + φ/Φ > 0`, `g'' = 1 − (φ/Φ)(x + φ/Φ) > 0`), and `x = sqrt(2 ln(1 + A))` (the
+/// closed-form bound of the module documentation) has `g ≥ 0`, because
+/// `1 − Φ(x) ≤ e^{−x²/2} = 1/(1 + A)`. Newton's method from there descends monotonically to
+/// the root without crossing it (convexity), in a handful of steps; it stops at the last
+/// point where g, as computed, is still nonnegative, so the boundary is never below the
 /// computed root.
 pub(crate) fn one_sided_boundary(intrinsic_time: f64, scale: f64, confidence: Confidence) -> f64 {
     let spread = intrinsic_time + scale;
-    let ln_a = 0.5 * libm::log1p(intrinsic_time / scale) - libm::log(2.0 * confidence.beta());
-    // g(x), computed as the e-value's own logarithm minus ln(1/β).
     let root_spread = libm::sqrt(spread);
     let target = libm::log(1.0 / confidence.beta());
+    // g(x), computed as the e-value's own logarithm minus ln(1/β).
     let g = |x: f64| one_sided_ln_e_value(x * root_spread, intrinsic_time, scale) - target;
-    let mut low = libm::sqrt(2.0 * ln_a.max(0.0));
+    let ln_a = 0.5 * libm::log1p(intrinsic_time / scale) - libm::log(2.0 * confidence.beta());
     // ln(1 + A) = ln A + ln(1 + 1/A), without overflow for huge A.
-    let mut high = libm::sqrt(2.0 * (ln_a + libm::log1p(libm::exp(-ln_a))));
-    while g(high) < 0.0 {
+    let mut x = libm::sqrt(2.0 * (ln_a + libm::log1p(libm::exp(-ln_a))));
+    let mut excess = g(x);
+    while excess < 0.0 {
         // Only if rounding put the closed form a hair below the root.
-        high *= 1.0 + 1e-12;
+        x *= 1.0 + 1e-12;
+        excess = g(x);
     }
-    for _ in 0..200 {
-        if high - low <= 1e-14 * high {
+    for _ in 0..100 {
+        // g'(x) = x + φ(x)/Φ(x).
+        let mills = libm::exp(-0.5 * x * x - ln_normal_cdf(x)) * FRAC_1_SQRT_2PI;
+        let step = excess / (x + mills);
+        let next = x - step;
+        if step.is_nan() || step <= 1e-15 * x || next < 0.0 {
             break;
         }
-        let middle = 0.5 * (low + high);
-        if g(middle) >= 0.0 {
-            high = middle;
-        } else {
-            low = middle;
+        let next_excess = g(next);
+        if next_excess < 0.0 {
+            break;
         }
+        (x, excess) = (next, next_excess);
     }
-    high * root_spread
+    x * root_spread
 }
 
 #[cfg(test)]
