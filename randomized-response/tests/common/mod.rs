@@ -88,12 +88,12 @@ impl Law {
 
     /// One more report.
     pub fn step(&mut self, steps: &[f64]) {
-        let mut next = vec![0.0; self.values.len() + steps.len() - 1];
-        for (i, &mass) in self.values.iter().enumerate() {
-            if mass != 0.0 {
-                for (j, &probability) in steps.iter().enumerate() {
-                    next[i + j] += mass * probability;
-                }
+        let length = self.values.len();
+        let mut next = vec![0.0; length + steps.len() - 1];
+        // One shifted, scaled copy of the law per step size (vectorizes).
+        for (j, &probability) in steps.iter().enumerate() {
+            for (out, &mass) in next[j..j + length].iter_mut().zip(&self.values) {
+                *out += mass * probability;
             }
         }
         self.values = next;
