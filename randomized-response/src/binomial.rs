@@ -172,9 +172,11 @@ pub(crate) fn binomial_test(x: u64, n: u64, p: f64) -> f64 {
 ///
 /// Given the margins, the successes of group a are hypergeometric; the p-value is the
 /// conditional probability of every table no more likely than the observed one (within
-/// R's `1 + 10⁻⁷`). The probabilities are built by the ratio
-/// `P(i + 1)/P(i) = (m − i)(k − i) / ((i + 1)(l − k + i + 1))` (m successes, l failures, k = n_a)
-/// in logarithms and normalized over the support, as R normalizes `dhyper`.
+/// R's `1 + 10⁻⁷`). The probabilities, relative to the mode's, are built outward from the
+/// mode by the ratio `P(i + 1)/P(i) = (m − i)(k − i) / ((i + 1)(l − k + i + 1))` (m successes,
+/// l failures, k = n_a drawn), which keeps every term at most 1 (no overflow; far tails
+/// underflow to 0 and add nothing) at a relative error of about an ulp per step, and
+/// normalized over the support, as R normalizes `dhyper`.
 pub(crate) fn fisher_exact_test(x_a: u64, n_a: u64, x_b: u64, n_b: u64) -> f64 {
     let successes = x_a + x_b;
     let failures = (n_a - x_a) + (n_b - x_b);
@@ -184,69 +186,40 @@ pub(crate) fn fisher_exact_test(x_a: u64, n_a: u64, x_b: u64, n_b: u64) -> f64 {
     if low == high {
         return 1.0;
     }
-    // ln P(i) − ln P(low), for i in low..=high.
-    let logs = HypergeometricLogs {
-        low,
-        high,
-        successes,
-        failures,
-        drawn,
+    let (m, l, k) = (successes as f64, failures as f64, drawn as f64);
+    // P(i + 1)/P(i).
+    let ratio = |i: u64| {
+        let i = i as f64;
+        (m - i) * (k - i) / ((i + 1.0) * (l - k + i + 1.0))
     };
-    let observed = logs.at(x_a);
-    let largest = logs.max();
-    let limit = observed - largest + libm::log(RELATIVE_TIE);
-    let (mut total, mut tail) = (0.0, 0.0);
-    logs.for_each(|log| {
-        let relative = log - largest;
-        let mass = libm::exp(relative);
+    // The mode: ⌊(k + 1)(m + 1)/(m + l + 2)⌋, within the support.
+    let mode =
+        (((drawn + 1) as f64 * (successes + 1) as f64 / (m + l + 2.0)) as u64).clamp(low, high);
+    // The observed table's mass relative to the mode's.
+    let observed = if x_a >= mode {
+        (mode..x_a).map(ratio).product::<f64>()
+    } else {
+        (x_a..mode).map(|i| 1.0 / ratio(i)).product::<f64>()
+    };
+    let limit = observed * RELATIVE_TIE;
+    let (mut total, mut tail) = (1.0, if 1.0 <= limit { 1.0 } else { 0.0 });
+    let mut add = |mass: f64| {
         total += mass;
-        if relative <= limit {
+        if mass <= limit {
             tail += mass;
         }
-    });
+    };
+    let mut mass = 1.0;
+    for i in mode..high {
+        mass *= ratio(i);
+        add(mass);
+    }
+    mass = 1.0;
+    for i in (low..mode).rev() {
+        mass /= ratio(i);
+        add(mass);
+    }
     (tail / total).min(1.0)
-}
-
-/// The log-probabilities of the hypergeometric support, recomputed on each pass rather than
-/// stored (no allocation, for `no_std`).
-struct HypergeometricLogs {
-    low: u64,
-    high: u64,
-    successes: u64,
-    failures: u64,
-    drawn: u64,
-}
-
-impl HypergeometricLogs {
-    fn ratio(&self, i: u64) -> f64 {
-        let (m, l, k, i) = (
-            self.successes as f64,
-            self.failures as f64,
-            self.drawn as f64,
-            i as f64,
-        );
-        libm::log((m - i) * (k - i)) - libm::log((i + 1.0) * (l - k + i + 1.0))
-    }
-
-    fn for_each(&self, mut visit: impl FnMut(f64)) {
-        let mut log = 0.0;
-        for i in self.low..=self.high {
-            visit(log);
-            if i < self.high {
-                log += self.ratio(i);
-            }
-        }
-    }
-
-    fn at(&self, x: u64) -> f64 {
-        (self.low..x).map(|i| self.ratio(i)).sum()
-    }
-
-    fn max(&self) -> f64 {
-        let mut largest = f64::NEG_INFINITY;
-        self.for_each(|log| largest = largest.max(log));
-        largest
-    }
 }
 
 #[cfg(test)]
