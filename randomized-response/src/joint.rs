@@ -202,12 +202,6 @@ impl JointCell {
         }
         Ok(collapsed)
     }
-
-    /// The two collapsed counts of the first question's margin: `[r1 not high, r1 high]`.
-    fn first_margin(&self, table: &[u64]) -> Result<[u64; 2], DesignError> {
-        let collapsed = self.collapse(table)?;
-        Ok([collapsed[0] + collapsed[1], collapsed[2] + collapsed[3]])
-    }
 }
 
 /// `[max(L_n, 0)/U_d, min(U_n/L_d, 1)]` when `L_d > 0`.
@@ -242,7 +236,8 @@ impl Conditional {
         planned_respondents: u64,
     ) -> Result<Option<ConditionalSummary>, DesignError> {
         let cell = self.numerator.collapse(table)?;
-        let margin = self.numerator.first_margin(table)?;
+        // The first question's margin: [r1 not high, r1 high].
+        let margin = [cell[0] + cell[1], cell[2] + cell[3]];
         let (numerator, denominator) = (&self.numerator.estimator, &self.denominator);
         let (Some(top), Some(bottom)) =
             (numerator.estimate(&cell)?, denominator.estimate(&margin)?)
@@ -259,10 +254,10 @@ impl Conditional {
                 numerator.chernoff_interval(&cell, each)?,
                 denominator.chernoff_interval(&margin, each)?,
             ),
-            exact: ratio(
-                numerator.exact_interval(&cell, each)?,
-                denominator.exact_interval(&margin, each)?,
-            ),
+            exact: match numerator.exact_interval(&cell, each)? {
+                Some(top) => ratio(Some(top), denominator.exact_interval(&margin, each)?),
+                None => None,
+            },
             anytime: ratio(
                 numerator.anytime_interval(&cell, each, planned_respondents)?,
                 denominator.anytime_interval(&margin, each, planned_respondents)?,
