@@ -63,18 +63,28 @@
 //!   frequency estimation", USENIX Security 2017.
 //! * J. C. Duchi, M. I. Jordan, M. J. Wainwright, "Minimax optimal procedures for locally
 //!   private estimation", JASA 113(521), 2018.
+//! * J. Ville, *Étude critique de la notion de collectif*, Gauthier-Villars, 1939; H. Robbins,
+//!   "Statistical methods related to the law of the iterated logarithm", Annals of
+//!   Mathematical Statistics 41(5), 1970; T. L. Lai, "On confidence sequences", Annals of
+//!   Statistics 4(2), 1976 (mixture martingales and their crossing probability).
+//! * A. Ramdas, P. Grünwald, V. Vovk, G. Shafer, "Game-theoretic statistics and safe
+//!   anytime-valid inference", Statistical Science 38(4), 2023 (e-values, anytime-valid
+//!   p-values).
+//! * R. A. Fisher, *The Design of Experiments*, 1935 (the exact test of a 2×2 table);
+//!   C. Loader, "Fast and accurate computation of binomial probabilities", 2000 (R's
+//!   `dbinom`).
 #![cfg_attr(target_arch = "wasm32", no_std)]
 #![warn(missing_docs)]
 
 pub mod abi;
 mod beta;
 mod binomial;
-mod consistency;
+pub mod consistency;
 pub mod design;
 mod design_error;
 mod error;
 mod estimate;
-mod joint;
+pub mod joint;
 mod level;
 mod mechanism;
 mod mixture;

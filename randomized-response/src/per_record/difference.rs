@@ -1,30 +1,5 @@
-//! The difference `Δ = θ_a − θ_b` of one target between two independent groups of
-//! respondents (group a against group b, or against the rest of the survey), with the same
-//! per-record value w in both.
-//!
-//! * **Chernoff** (Hoeffding 1963 on the two-sample sum): `Δ̂ = θ̂_a − θ̂_b` is a sum of
-//!   `n_a + n_b` independent terms, `w/n_a` in a range of width `W/n_a` and `−w/n_b` in one
-//!   of width `W/n_b`, so `P(|Δ̂ − Δ| ≥ h) ≤ 2 exp(−2h² / (W²(1/n_a + 1/n_b)))`:
-//!   `h = W sqrt( ln(2/β)/2 · (1/n_a + 1/n_b) )`.
-//! * **Exact**, when w is two-valued: each group's Clopper–Pearson interval at confidence
-//!   `1 − β/2`, combined as `[L_a − U_b, U_a − L_b]`; both hold with probability at least
-//!   `1 − β` (Bonferroni), and then so does the difference.
-//! * **Anytime-valid**: the same combination of each group's anytime interval at `1 − β/2`
-//!   (each a confidence sequence in its own group's count). With probability `1 − β` both
-//!   hold at every pair of counts at once, so the difference interval holds at every moment
-//!   of the survey, however the two groups' responses interleave and whenever it stops.
-//!
-//! Tests of `H0: θ_a = θ_b`:
-//!
-//! * **anytime-valid p-value**: the smallest β' at which the anytime difference interval
-//!   (each group's ρ held at its tuning for the survey's confidence) excludes 0. Under H0,
-//!   `p ≤ α` at some moment means that the interval at α missed `Δ = 0`, so
-//!   `P(∃ moment: p ≤ α) ≤ α`: valid when watched live.
-//! * **exact p-value** (two-valued w): Fisher's exact test on the 2×2 table of higher- and
-//!   lower-valued reports by group, two-sided as R's `fisher.test`. Under H0 both groups'
-//!   reports have the same rate (the same design maps the same θ to the same rate), so the
-//!   test is exact at fixed group sizes (conditionally on the margins, hence also
-//!   unconditionally).
+//! The difference of one target between two independent groups: intervals and tests
+//! (documented on [`DifferenceSummary`]).
 
 use super::{Bounds, Counted, PerRecordEstimator};
 use crate::binomial::fisher_exact_test;
@@ -40,8 +15,33 @@ pub struct Group<'a> {
     pub planned_respondents: u64,
 }
 
-/// The difference of a target between two groups, `θ_a − θ_b`, with its intervals and
-/// tests of `θ_a = θ_b`.
+/// The difference `Δ = θ_a − θ_b` of one target between two independent groups of
+/// respondents (group a against group b, or against the rest of the survey), with the same
+/// per-record value w in both.
+///
+/// * **Chernoff** (Hoeffding 1963 on the two-sample sum): `Δ̂ = θ̂_a − θ̂_b` is a sum of
+///   `n_a + n_b` independent terms, `w/n_a` in a range of width `W/n_a` and `−w/n_b` in one
+///   of width `W/n_b`, so `P(|Δ̂ − Δ| ≥ h) ≤ 2 exp(−2h² / (W²(1/n_a + 1/n_b)))`:
+///   `h = W sqrt( ln(2/β)/2 · (1/n_a + 1/n_b) )`.
+/// * **Exact**, when w is two-valued: each group's Clopper–Pearson interval at confidence
+///   `1 − β/2`, combined as `[L_a − U_b, U_a − L_b]`; both hold with probability at least
+///   `1 − β` (Bonferroni), and then so does the difference.
+/// * **Anytime-valid**: the same combination of each group's anytime interval at `1 − β/2`
+///   (each a confidence sequence in its own group's count). With probability `1 − β` both
+///   hold at every pair of counts at once, so the difference interval holds at every moment
+///   of the survey, however the two groups' responses interleave and whenever it stops.
+///
+/// Tests of `H0: θ_a = θ_b`:
+///
+/// * **anytime-valid p-value**: the smallest β' at which the anytime difference interval
+///   (each group's ρ held at its tuning for the survey's confidence) excludes 0. Under H0,
+///   `p ≤ α` at some moment means that the interval at α missed `Δ = 0`, so
+///   `P(∃ moment: p ≤ α) ≤ α`: valid when watched live.
+/// * **exact p-value** (two-valued w): Fisher's exact test on the 2×2 table of higher- and
+///   lower-valued reports by group, two-sided as R's `fisher.test`. Under H0 both groups'
+///   reports have the same rate (the same design maps the same θ to the same rate), so the
+///   test is exact at fixed group sizes (conditionally on the margins, hence also
+///   unconditionally).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DifferenceSummary {
     /// Reports in group a.
@@ -91,7 +91,7 @@ impl PerRecordEstimator {
 
     /// The Chernoff interval of `θ_a − θ_b`:
     /// `Δ̂ ± W sqrt( ln(2/β)/2 · (1/n_a + 1/n_b) )` (Hoeffding 1963 on the two-sample sum;
-    /// see the module documentation), within `[−(max − min), max − min]` of the target's
+    /// see [`DifferenceSummary`]), within `[−(max − min), max − min]` of the target's
     /// range. `Ok(None)` when either group has no reports.
     pub fn difference_chernoff_interval(
         &self,
@@ -220,7 +220,7 @@ impl PerRecordEstimator {
     }
 
     /// Fisher's exact test of `H0: θ_a = θ_b` when w is two-valued (two-sided, R's
-    /// `fisher.test` convention; see the module documentation). Valid at fixed group sizes.
+    /// `fisher.test` convention; see [`DifferenceSummary`]). Valid at fixed group sizes.
     /// `Ok(None)` when either group has no reports or w takes more than two values.
     pub fn difference_exact_p_value(
         &self,

@@ -1,23 +1,4 @@
-//! One-sided bounds: "the target is at most U" (or "at least L") at confidence 1 − β.
-//!
-//! Each two-sided interval of [`PerRecordEstimator`] spends β on two sides; a one-sided
-//! bound spends all of it on one, so it is closer to the estimate than the same side of the
-//! interval:
-//!
-//! * **Chernoff** (Hoeffding 1963, one-sided): `P(θ̂ − θ ≥ h) ≤ exp(−2Nh²/W²)`, so
-//!   `U = θ̂ + W sqrt(ln(1/β)/(2N))` and `L = θ̂ − W sqrt(ln(1/β)/(2N))`.
-//! * **Exact** (Clopper & Pearson 1934, one-sided), when w is two-valued: the rate ζ of the
-//!   higher-valued reports has `ζ_U = B⁻¹(1 − β; n_A + 1, N − n_A)` (1 when n_A = N) and
-//!   `ζ_L = B⁻¹(β; n_A, N − n_A + 1)` (0 when n_A = 0), mapped through `θ = w_min + W ζ`.
-//! * **Anytime-valid** (Howard, Ramdas, McAuliffe & Sekhon 2021, the one-sided normal
-//!   mixture of module `mixture`): `U = θ̂ + u(V)/N` with `V = N W²/4` and `u` the smallest
-//!   boundary at which the half-normal mixture `2 sqrt(ρ/(V + ρ)) e^{S²/(2(V+ρ))} Φ(S/sqrt(V+ρ))`
-//!   reaches 1/β; with probability 1 − β it holds at every N at once (Ville). ρ is tuned for
-//!   the planned N as confseq tunes it (the two-sided choice at 2β). This is not the
-//!   two-sided boundary at β/2 per side, nor the two-sided one at β: it lies between the
-//!   two-sided boundaries at 2β and at β, close to the former.
-//!
-//! Bounds are clamped to the target's range ([0, 1] for a share).
+//! One-sided bounds (documented on [`OneSidedSummary`]).
 
 use super::{clopper_pearson, PerRecordEstimator};
 use crate::mixture::{one_sided_boundary, one_sided_mixture_scale};
@@ -32,7 +13,26 @@ pub enum Side {
     Upper,
 }
 
-/// A target's one-sided bounds on one side, by each method, at one confidence level.
+/// One-sided bounds: "the target is at most U" (or "at least L") at confidence 1 − β.
+///
+/// Each two-sided interval of [`PerRecordEstimator`] spends β on two sides; a one-sided
+/// bound spends all of it on one, so it is closer to the estimate than the same side of the
+/// interval:
+///
+/// * **Chernoff** (Hoeffding 1963, one-sided): `P(θ̂ − θ ≥ h) ≤ exp(−2Nh²/W²)`, so
+///   `U = θ̂ + W sqrt(ln(1/β)/(2N))` and `L = θ̂ − W sqrt(ln(1/β)/(2N))`.
+/// * **Exact** (Clopper & Pearson 1934, one-sided), when w is two-valued: the rate ζ of the
+///   higher-valued reports has `ζ_U = B⁻¹(1 − β; n_A + 1, N − n_A)` (1 when n_A = N) and
+///   `ζ_L = B⁻¹(β; n_A, N − n_A + 1)` (0 when n_A = 0), mapped through `θ = w_min + W ζ`.
+/// * **Anytime-valid** (Howard, Ramdas, McAuliffe & Sekhon 2021, the one-sided normal
+///   mixture): `U = θ̂ + u(V)/N` with `V = N W²/4` and `u` the smallest
+///   boundary at which the half-normal mixture `2 sqrt(ρ/(V + ρ)) e^{S²/(2(V+ρ))} Φ(S/sqrt(V+ρ))`
+///   reaches 1/β; with probability 1 − β it holds at every N at once (Ville). ρ is tuned for
+///   the planned N as confseq tunes it (the two-sided choice at 2β). This is not the
+///   two-sided boundary at β/2 per side, nor the two-sided one at β: it lies between the
+///   two-sided boundaries at 2β and at β, close to the former.
+///
+/// Bounds are clamped to the target's range ([0, 1] for a share).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct OneSidedSummary {
     /// The side the bounds limit.
@@ -102,7 +102,7 @@ impl PerRecordEstimator {
 
     /// The one-sided anytime-valid bound at confidence 1 − β: `θ̂ ± u(V)/N` with
     /// `V = N W²/4` and u the one-sided normal-mixture boundary at β (Howard, Ramdas,
-    /// McAuliffe & Sekhon 2021; see the module documentation), clamped to the target's
+    /// McAuliffe & Sekhon 2021; see [`OneSidedSummary`]), clamped to the target's
     /// range. With probability at least 1 − β it holds at every N at once, so it may be
     /// watched live. ρ is tuned for `planned_respondents`.
     pub fn anytime_bound(
