@@ -189,9 +189,18 @@
     });
   }
 
+  // Already answered: the stored reports are shown instead of the questions, whose empty
+  // choices would invite answering again.
+  function showQuestions(visible) {
+    document.querySelectorAll("fieldset.question").forEach(function (fieldset) {
+      fieldset.hidden = !visible;
+    });
+  }
+
   function showAlreadyAnswered(state) {
     setChoicesEnabled(false);
     showConsent(false);
+    showQuestions(false);
     submitButton.hidden = true;
     submitButton.disabled = true;
     listReports(document.getElementById("memo-reports"), state.reports);
@@ -207,6 +216,7 @@
     memoNote.hidden = true;
     submitButton.hidden = false;
     showConsent(true);
+    showQuestions(true);
     if (accepting) {
       setChoicesEnabled(true);
       enableSending();
