@@ -51,6 +51,16 @@ impl Language {
         }
     }
 
+    /// The language's own name, for a choice of languages ("Deutsch").
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::En => "English",
+            Self::De => "Deutsch",
+            Self::Fr => "Français",
+            Self::Es => "Español",
+        }
+    }
+
     pub fn from_stored(text: &str) -> Result<Self, AppError> {
         Self::parse(text)
             .map_err(|_| AppError::internal(format_args!("unknown language {text:?} stored")))
