@@ -21,7 +21,7 @@ struct Migration {
     then: Option<DataStep>,
 }
 
-const MIGRATIONS: [Migration; 3] = [
+const MIGRATIONS: [Migration; 4] = [
     Migration {
         version: 1,
         sql: include_str!("../../migrations/sqlite/0001_initial.sql"),
@@ -37,10 +37,15 @@ const MIGRATIONS: [Migration; 3] = [
         sql: include_str!("../../migrations/sqlite/0003_designs.sql"),
         then: None,
     },
+    Migration {
+        version: 4,
+        sql: include_str!("../../migrations/sqlite/0004_survey_intro.sql"),
+        then: None,
+    },
 ];
 
 /// The schema version this binary writes.
-pub const LATEST_VERSION: u32 = 3;
+pub const LATEST_VERSION: u32 = 4;
 
 /// Brings the database to [`LATEST_VERSION`] in one transaction (all steps or none).
 pub fn migrate(connection: &Connection) -> Result<(), AppError> {

@@ -8,7 +8,7 @@ use crate::crypto::PasswordHash;
 use crate::domain::{
     Email, InvitationHash, MinCell, Question, QuestionDefinition, QuestionDesign, QuestionId,
     ResearcherId, RetentionDate, Slug, Survey, SurveyDefinition, SurveyDetails, SurveyId,
-    SurveyStatus, TokenHash,
+    SurveyIntro, SurveyStatus, TokenHash,
 };
 use crate::error::AppError;
 
@@ -144,8 +144,9 @@ pub fn insert_survey(
         .execute(
             "INSERT INTO surveys
                  (slug, owner_id, title, description, status, planned_respondents,
-                  requires_invitation, delete_after, min_cell)
-             VALUES (?1, ?2, ?3, ?4, 'draft', ?5, ?6, ?7, ?8)",
+                  requires_invitation, delete_after, min_cell,
+                  researcher, contact, consent, language)
+             VALUES (?1, ?2, ?3, ?4, 'draft', ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             params![
                 slug.as_str(),
                 owner_id.get(),
@@ -155,6 +156,10 @@ pub fn insert_survey(
                 definition.requires_invitation(),
                 definition.delete_after().map(RetentionDate::as_str),
                 definition.min_cell().get(),
+                definition.intro().researcher(),
+                definition.intro().contact_text(),
+                definition.intro().consent(),
+                definition.intro().language().as_str(),
             ],
         )
         .map_err(|error| {
@@ -245,7 +250,7 @@ fn load_survey(
     let found = connection
         .query_row(
             "SELECT id, title, description, status, planned_respondents, requires_invitation,
-                    delete_after, min_cell
+                    delete_after, min_cell, researcher, contact, consent, language
              FROM surveys
              WHERE slug = ?1 AND (?2 IS NULL OR owner_id = ?2)",
             params![slug.as_str(), owner.map(ResearcherId::get)],
@@ -259,6 +264,12 @@ fn load_survey(
                     row.get::<_, bool>(5)?,
                     row.get::<_, Option<String>>(6)?,
                     row.get::<_, u32>(7)?,
+                    (
+                        row.get::<_, String>(8)?,
+                        row.get::<_, String>(9)?,
+                        row.get::<_, Option<String>>(10)?,
+                        row.get::<_, String>(11)?,
+                    ),
                 ))
             },
         )
@@ -272,10 +283,12 @@ fn load_survey(
         requires_invitation,
         delete_after,
         min_cell,
+        (researcher, contact, consent, language),
     )) = found
     else {
         return Ok(None);
     };
+    let intro = SurveyIntro::from_stored(researcher, &contact, consent, &language)?;
     let delete_after = delete_after
         .as_deref()
         .map(RetentionDate::parse)
@@ -318,6 +331,7 @@ fn load_survey(
         requires_invitation,
         delete_after,
         min_cell,
+        intro,
         questions,
     }))
 }
@@ -770,6 +784,30 @@ pub fn update_survey_details(
             count_to_sql(details.planned_respondents())?,
             owner.get(),
             requires_invitation
+        ],
+    )?;
+    Ok(())
+}
+
+/// A draft's researcher, contact, consent text and language (what respondents are told
+/// before the questions). Like the questions, they are fixed once the survey opens: a
+/// respondent agrees to the consent text the survey had when they answered.
+pub fn update_survey_intro(
+    connection: &Connection,
+    slug: &Slug,
+    owner: ResearcherId,
+    intro: &SurveyIntro,
+) -> Result<(), AppError> {
+    let survey_id = owned_draft(connection, slug, owner)?;
+    connection.execute(
+        "UPDATE surveys SET researcher = ?2, contact = ?3, consent = ?4, language = ?5
+         WHERE id = ?1",
+        params![
+            survey_id.get(),
+            intro.researcher(),
+            intro.contact_text(),
+            intro.consent(),
+            intro.language().as_str(),
         ],
     )?;
     Ok(())
