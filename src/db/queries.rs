@@ -9,7 +9,7 @@ use crate::domain::GROUPING_TYPE;
 use crate::domain::{
     stored_grouping, ClosingTime, DefinedQuestion, Email, GroupingQuestion, InvitationHash,
     MinCell, Question, QuestionDesign, QuestionId, ResearcherId, RetentionDate, Slug, StoppingRule,
-    Survey, SurveyDefinition, SurveyDetails, SurveyId, SurveyStatus, TokenHash,
+    Survey, SurveyDefinition, SurveyDetails, SurveyId, SurveyIntro, SurveyStatus, TokenHash,
 };
 use crate::error::AppError;
 
@@ -145,8 +145,9 @@ pub fn insert_survey(
         .execute(
             "INSERT INTO surveys
                  (slug, owner_id, title, description, status, planned_respondents,
-                  requires_invitation, delete_after, min_cell, target_responses, closes_at)
-             VALUES (?1, ?2, ?3, ?4, 'draft', ?5, ?6, ?7, ?8, ?9, ?10)",
+                  requires_invitation, delete_after, min_cell,
+                  researcher, contact, consent, language, target_responses, closes_at)
+             VALUES (?1, ?2, ?3, ?4, 'draft', ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
             params![
                 slug.as_str(),
                 owner_id.get(),
@@ -156,6 +157,10 @@ pub fn insert_survey(
                 definition.requires_invitation(),
                 definition.delete_after().map(RetentionDate::as_str),
                 definition.min_cell().get(),
+                definition.intro().researcher(),
+                definition.intro().contact_text(),
+                definition.intro().consent(),
+                definition.intro().language().as_str(),
                 definition
                     .stopping_rule()
                     .target_responses()
@@ -271,7 +276,8 @@ fn load_survey(
     let found = connection
         .query_row(
             "SELECT id, title, description, status, planned_respondents, requires_invitation,
-                    delete_after, min_cell, target_responses, closes_at, unblinded_at_responses
+                    delete_after, min_cell, researcher, contact, consent, language,
+                    target_responses, closes_at, unblinded_at_responses
              FROM surveys
              WHERE slug = ?1 AND (?2 IS NULL OR owner_id = ?2)",
             params![slug.as_str(), owner.map(ResearcherId::get)],
@@ -286,9 +292,15 @@ fn load_survey(
                     row.get::<_, Option<String>>(6)?,
                     row.get::<_, u32>(7)?,
                     (
-                        row.get::<_, Option<i64>>(8)?,
-                        row.get::<_, Option<i64>>(9)?,
-                        row.get::<_, Option<i64>>(10)?,
+                        row.get::<_, String>(8)?,
+                        row.get::<_, String>(9)?,
+                        row.get::<_, Option<String>>(10)?,
+                        row.get::<_, String>(11)?,
+                    ),
+                    (
+                        row.get::<_, Option<i64>>(12)?,
+                        row.get::<_, Option<i64>>(13)?,
+                        row.get::<_, Option<i64>>(14)?,
                     ),
                 ))
             },
@@ -303,6 +315,7 @@ fn load_survey(
         requires_invitation,
         delete_after,
         min_cell,
+        (researcher, contact, consent, language),
         (target_responses, closes_at, unblinded_at),
     )) = found
     else {
@@ -311,6 +324,7 @@ fn load_survey(
     let stopping_rule =
         StoppingRule::from_stored(target_responses.map(count_from_sql).transpose()?, closes_at);
     let unblinded_at = unblinded_at.map(count_from_sql).transpose()?;
+    let intro = SurveyIntro::from_stored(researcher, &contact, consent, &language)?;
     let delete_after = delete_after
         .as_deref()
         .map(RetentionDate::parse)
@@ -364,6 +378,7 @@ fn load_survey(
         min_cell,
         stopping_rule,
         unblinded_at,
+        intro,
         questions,
         groupings,
     }))
@@ -920,6 +935,30 @@ pub fn update_survey_details(
             count_to_sql(details.planned_respondents())?,
             owner.get(),
             requires_invitation
+        ],
+    )?;
+    Ok(())
+}
+
+/// A draft's researcher, contact, consent text and language (what respondents are told
+/// before the questions). Like the questions, they are fixed once the survey opens: a
+/// respondent agrees to the consent text the survey had when they answered.
+pub fn update_survey_intro(
+    connection: &Connection,
+    slug: &Slug,
+    owner: ResearcherId,
+    intro: &SurveyIntro,
+) -> Result<(), AppError> {
+    let survey_id = owned_draft(connection, slug, owner)?;
+    connection.execute(
+        "UPDATE surveys SET researcher = ?2, contact = ?3, consent = ?4, language = ?5
+         WHERE id = ?1",
+        params![
+            survey_id.get(),
+            intro.researcher(),
+            intro.contact_text(),
+            intro.consent(),
+            intro.language().as_str(),
         ],
     )?;
     Ok(())

@@ -1,6 +1,7 @@
 //! The bad-input suite: classes of hostile or broken requests against every public route.
 //! Whatever arrives, the server answers: never ≥ 500, never a dropped connection (a
-//! panic), every error a JSON `{"error": {"code", "message"}}` with a 4xx, and the security
+//! panic), every error a JSON `{"error": {"code", "message"}}` with a 4xx (on respondents'
+//! pages, `/s/…`, a "not found" is an HTML page naming its code), and the security
 //! headers on everything. Prints how many requests each class tried.
 
 use std::collections::BTreeMap;
@@ -866,6 +867,7 @@ async fn send(app: &TestApp, token: &str, probe: Probe) -> Outcome {
         probe.body.len()
     );
     let is_head = probe.method == Method::HEAD;
+    let probe_path = probe.path.clone();
     let mut request = app.client.request(probe.method, app.url(&probe.path));
     if probe.as_owner {
         request = request.bearer_auth(token);
@@ -903,6 +905,8 @@ async fn send(app: &TestApp, token: &str, probe: Probe) -> Outcome {
             .is_none_or(|v| v != "nosniff")
     {
         Some(format!("status {status} without the security headers"))
+    } else if status >= 400 && !is_head && is_respondent_error_page(&probe_path, &headers, &body) {
+        None
     } else if status >= 400 && !is_head {
         match serde_json::from_slice::<Value>(&body) {
             Ok(json)
@@ -932,6 +936,20 @@ async fn send(app: &TestApp, token: &str, probe: Probe) -> Outcome {
         status,
         problem,
     }
+}
+
+/// Respondents' pages (`/s/…`) answer "not found" and failures with an HTML page in the
+/// form's style that names the error's code (`data-error-code`), not with JSON.
+fn is_respondent_error_page(path: &str, headers: &reqwest::header::HeaderMap, body: &[u8]) -> bool {
+    let html = headers
+        .get("content-type")
+        .is_some_and(|value| value.as_bytes().starts_with(b"text/html"));
+    let body = String::from_utf8_lossy(body);
+    path.starts_with("/s/")
+        && html
+        && body
+            .split_once("data-error-code=\"")
+            .is_some_and(|(_, rest)| !rest.starts_with('"'))
 }
 
 async fn targets(app: &TestApp) -> Targets {

@@ -80,7 +80,7 @@ async fn a_grouping_question_is_marked_not_randomized_and_left_out_of_the_total_
         .await
         .unwrap();
     assert!(form.contains("This answer is sent as you give it — it is not randomized."));
-    assert!(form.contains("Not randomized, sent as you give them: <strong>Year of study</strong>"));
+    assert!(form.contains("Not randomized, sent as you give them: Year of study."));
     assert!(form.contains("data-kind=\"grouping\""));
     assert!(form.contains(&format!(
         "id=\"q{grouping}-2\" name=\"q{grouping}\" value=\"2\""

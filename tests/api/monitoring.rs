@@ -31,7 +31,7 @@ use randomized_response::{Confidence, Design, PrivacyLevel};
 use deniable::db::queries::QuestionCounts;
 use deniable::domain::{
     MinCell, Question, QuestionDesign, QuestionId, Slug, StoppingRule, Survey, SurveyId,
-    SurveyStatus,
+    SurveyIntro, SurveyStatus,
 };
 use deniable::results::{self, IntervalBounds, Primary};
 
@@ -62,6 +62,7 @@ fn survey(
         requires_invitation: false,
         delete_after: None,
         min_cell: MinCell::default(),
+        intro: SurveyIntro::default(),
         stopping_rule: rule,
         unblinded_at: unblinded,
         questions: vec![Question {

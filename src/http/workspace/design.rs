@@ -14,7 +14,7 @@ use crate::domain::{DesignFields, DesignName, QuestionDesign, QuestionType, GROU
 use crate::error::AppError;
 use crate::explain::{explain, EXPLAINED_PRIOR};
 use crate::http::auth::Owner;
-use crate::http::survey_form::GROUPING_PLAIN;
+use crate::i18n::{catalog, Language};
 use crate::results::{respondents_needed_within, PLANNING_HALF_WIDTH};
 
 /// The confidence level of the builder's planner.
@@ -446,7 +446,8 @@ impl FiguresText {
     pub fn grouping() -> Self {
         let none = || "–".to_owned();
         Self {
-            summary: GROUPING_PLAIN.to_owned(),
+            // What the (English) form says under it.
+            summary: catalog(Language::En).text("grouping-plain"),
             epsilon: "none (not randomized)".to_owned(),
             epsilon_value: "0".to_owned(),
             truth: "100 %".to_owned(),
