@@ -2,6 +2,7 @@
 //! respondent's device. The server only ever holds deniable reports.
 
 pub mod accounts;
+pub mod breakdown;
 pub mod cli;
 pub mod codebook;
 pub mod crypto;

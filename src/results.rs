@@ -247,7 +247,7 @@ impl Intervals {
 
 /// An interval's bounds, or none at all: never an object of nulls (a non-finite bound
 /// would serialize as null).
-fn finite(bounds: Bounds) -> Option<IntervalBounds> {
+pub(crate) fn finite(bounds: Bounds) -> Option<IntervalBounds> {
     let bounds = IntervalBounds {
         low: bounds.low(),
         high: bounds.high(),
@@ -488,7 +488,7 @@ fn planning_estimators(
         .collect()
 }
 
-fn question_results(
+pub(crate) fn question_results(
     question: &Question,
     counts: &[u64],
     how: Summarizing,

@@ -585,6 +585,51 @@ pub fn survey_report_counts(
     Ok(counted)
 }
 
+/// One grouping question's running counts: per answer (the option index), every randomized
+/// question's report counts among the responses that gave it.
+pub fn grouped_report_counts(
+    connection: &Connection,
+    grouping: QuestionId,
+    options: usize,
+) -> Result<Vec<Vec<QuestionCounts>>, AppError> {
+    let mut statement = connection.prepare_cached(
+        "SELECT answer, question_id, report, n FROM grouped_report_counts
+         WHERE grouping_id = ?1 AND n > 0
+         ORDER BY answer, question_id, report",
+    )?;
+    let mut groups: Vec<Vec<QuestionCounts>> = vec![Vec::new(); options];
+    let rows = statement.query_map([grouping.get()], |row| {
+        Ok((
+            row.get::<_, u8>(0)?,
+            row.get::<_, i64>(1)?,
+            row.get::<_, u8>(2)?,
+            row.get::<_, i64>(3)?,
+        ))
+    })?;
+    for row in rows {
+        let (answer, question_id, report, n) = row?;
+        let Some(group) = groups.get_mut(usize::from(answer)) else {
+            return Err(AppError::internal(
+                "a grouped count names an option out of range",
+            ));
+        };
+        let question_id = QuestionId::from_stored(question_id);
+        if group.last().map(|c| c.question_id) != Some(question_id) {
+            group.push(QuestionCounts {
+                question_id,
+                counts: Vec::new(),
+            });
+        }
+        let counts = &mut group.last_mut().unwrap_or_else(|| unreachable!()).counts;
+        let report = usize::from(report);
+        if counts.len() <= report {
+            counts.resize(report + 1, 0);
+        }
+        counts[report] = count_from_sql(n)?;
+    }
+    Ok(groups)
+}
+
 // --- the researcher's workspace: accounts, sessions, one-time links ------------------------
 
 /// Whether any researcher can sign in (the demo owner, without a password, cannot).

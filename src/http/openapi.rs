@@ -75,7 +75,7 @@ builder's `/designs/figures`). Everything a script needs is here.";
         researcher::create_invitations,
         static_files::static_file,
     ),
-    components(schemas(crate::export::ExportRecord)),
+    components(schemas(crate::export::ExportRecord, crate::breakdown::Breakdown)),
     modifiers(&BearerToken, &CommonStatuses),
     tags(
         (name = "respondent", description = "What respondents (and their devices) reach: \

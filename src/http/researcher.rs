@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::auth::Owner;
 use super::openapi::{SlugPath, CSRF_REFUSED, UNAUTHORIZED};
 use super::respondent::{public_questions, PublicQuestion};
+use crate::breakdown::{self, Breakdown, BreakdownReleases};
 use crate::codebook;
 use crate::db::queries::QuestionCounts;
 use crate::db::{queries, responses, Database};
@@ -118,10 +119,11 @@ pub async fn delete_survey(
     owner: Owner,
     db: web::Data<Database>,
     releases: web::Data<LiveReleases>,
+    breakdowns: web::Data<BreakdownReleases>,
     slug: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
     let slug = Slug::parse(&slug)?;
-    erase_survey(&db, &releases, slug, owner.researcher()).await?;
+    erase_survey(&db, &releases, &breakdowns, slug, owner.researcher()).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -130,6 +132,7 @@ pub async fn delete_survey(
 pub(super) async fn erase_survey(
     db: &Database,
     releases: &LiveReleases,
+    breakdowns: &BreakdownReleases,
     slug: Slug,
     researcher: ResearcherId,
 ) -> Result<(), AppError> {
@@ -141,6 +144,7 @@ pub(super) async fn erase_survey(
         .await?;
     db.forget_survey(&slug);
     releases.forget(survey_id);
+    breakdowns.forget(survey_id);
     Ok(())
 }
 
@@ -298,6 +302,10 @@ pub struct ResultsQuery {
     /// The intervals' confidence level, strictly between 0 and 1 (default 0.95).
     #[param(exclusive_minimum = 0, exclusive_maximum = 1, example = 0.95)]
     confidence: Option<f64>,
+    /// A grouping question's id: the breakdown by its groups (`Breakdown`) instead of the
+    /// overall results. Groups of fewer than `min_cell` responses are never shown, and the
+    /// breakdown moves on only in steps of `min_cell` × (its options) new responses.
+    by: Option<i64>,
 }
 
 /// GET /api/surveys/{slug}/results?confidence=0.95
@@ -310,10 +318,14 @@ pub struct ResultsQuery {
     params(SlugPath, ResultsQuery),
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "The results (`Cache-Control: no-store`).",
-            body = results::SurveyResults),
-        (status = 400, description = "`invalid_confidence` or `invalid_query` (an unknown \
-            parameter).", body = ErrorBody),
+        (status = 200, description = "The results (`Cache-Control: no-store`): \
+            `SurveyResults`, or with `by` a `Breakdown`.", content(
+                (results::SurveyResults = "application/json"),
+                (Breakdown = "application/json"),
+            )),
+        (status = 400, description = "`invalid_confidence`, `invalid_query` (an unknown \
+            parameter) or `not_a_grouping_question` (`by` names none of this survey's).",
+            body = ErrorBody),
         (status = 401, description = UNAUTHORIZED, body = ErrorBody,
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 404, description = "`not_found`: no such survey of yours.", body = ErrorBody),
@@ -321,12 +333,61 @@ pub struct ResultsQuery {
 )]
 pub async fn results(
     db: web::Data<Database>,
+    breakdowns: web::Data<BreakdownReleases>,
     slug: web::Path<String>,
     owner: Owner,
     query: web::Query<ResultsQuery>,
 ) -> Result<HttpResponse, AppError> {
+    if let Some(by) = query.by {
+        let breakdown = owned_breakdown(
+            &db,
+            &breakdowns,
+            &slug,
+            owner.researcher(),
+            by,
+            query.confidence,
+        )
+        .await?;
+        return Ok(HttpResponse::Ok().insert_header(PRIVATE).json(breakdown));
+    }
     let (_, computed) = owned_results(&db, &slug, owner.researcher(), query.confidence).await?;
     Ok(HttpResponse::Ok().insert_header(PRIVATE).json(computed))
+}
+
+/// An owned survey's breakdown by one of its grouping questions, from the current release
+/// (the API and the workspace alike).
+pub(super) async fn owned_breakdown(
+    db: &Database,
+    breakdowns: &BreakdownReleases,
+    slug: &str,
+    researcher: ResearcherId,
+    by: i64,
+    confidence: Option<f64>,
+) -> Result<Breakdown, AppError> {
+    let confidence = results::parse_confidence(confidence)?;
+    let slug = Slug::parse(slug)?;
+    let (survey, grouping, counts) = db
+        .read(move |connection| {
+            let survey = queries::find_owned_survey(connection, &slug, researcher)?
+                .ok_or(AppError::NotFound("survey"))?;
+            let grouping = survey
+                .groupings
+                .iter()
+                .find(|grouping| grouping.id.get() == by)
+                .cloned()
+                .ok_or_else(|| {
+                    AppError::invalid(
+                        "not_a_grouping_question",
+                        format!("this survey has no grouping question with id {by}"),
+                    )
+                })?;
+            let counts =
+                queries::grouped_report_counts(connection, grouping.id, grouping.options.len())?;
+            Ok((survey, grouping, counts))
+        })
+        .await?;
+    let released = breakdowns.visible(&survey, &grouping, counts);
+    breakdown::compute(&survey, &grouping, &released, confidence)
 }
 
 /// An owned survey and its results at a confidence level, for the API and the workspace.

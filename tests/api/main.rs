@@ -7,6 +7,7 @@ mod workspace;
 mod at_rest;
 mod backup;
 mod bad_input;
+mod breakdown;
 mod contract;
 mod csv_safety;
 mod designs;

@@ -9,6 +9,7 @@ use serde::Deserialize;
 
 use super::design::{DesignEditor, DesignForm, PLANNING_CONFIDENCE};
 use super::{html, owned_survey, see_other, CsrfForm, Nav, Page};
+use crate::breakdown::BreakdownReleases;
 use crate::db::queries;
 use crate::db::Database;
 use crate::domain::{
@@ -605,6 +606,7 @@ pub struct DeleteSurveyForm {
 pub async fn delete_survey(
     db: web::Data<Database>,
     releases: web::Data<LiveReleases>,
+    breakdowns: web::Data<BreakdownReleases>,
     signed_in: SignedIn,
     slug: web::Path<String>,
     form: web::Form<DeleteSurveyForm>,
@@ -625,6 +627,6 @@ pub async fn delete_survey(
         )
         .into());
     }
-    researcher::erase_survey(&db, &releases, survey.slug, session.researcher).await?;
+    researcher::erase_survey(&db, &releases, &breakdowns, survey.slug, session.researcher).await?;
     Ok(see_other("/surveys"))
 }
