@@ -30,8 +30,8 @@ use crate::error::AppError;
 use crate::k_anonymity::suppress;
 use crate::live::responses_counted;
 use crate::results::{
-    finite, mean_level_estimator, question_results, IntervalBounds, Intervals, MeanResults,
-    OptionResults, Primary, Summarizing,
+    finite, mean_level_estimator, question_results, Intervals, MeanResults, OptionResults, Primary,
+    Summarizing,
 };
 
 /// Per option of the grouping question (by index), every randomized question's counts.
@@ -211,14 +211,24 @@ fn counts_of(question: &Question, group: &[QuestionCounts]) -> Vec<u64> {
     counts
 }
 
-/// The targets a difference compares, per question: (option, target name, estimator).
-fn difference_targets(
-    question: &Question,
-) -> Result<Vec<(Option<usize>, &'static str, PerRecordEstimator)>, AppError> {
+/// One target a difference compares: a yes share, one option's share, or a mean.
+struct DifferenceTarget {
+    option: Option<usize>,
+    name: &'static str,
+    estimator: PerRecordEstimator,
+}
+
+/// The targets a difference compares, per question.
+fn difference_targets(question: &Question) -> Result<Vec<DifferenceTarget>, AppError> {
     let mechanism = question.design.mechanism();
     let matrix = mechanism.matrix();
+    let target = |option, name, estimator| DifferenceTarget {
+        option,
+        name,
+        estimator,
+    };
     Ok(match question.design.question_type() {
-        QuestionType::YesNo => vec![(
+        QuestionType::YesNo => vec![target(
             None,
             "yes",
             matrix
@@ -227,7 +237,7 @@ fn difference_targets(
         )],
         QuestionType::Choice => (0..matrix.answers())
             .map(|option| {
-                Ok((
+                Ok(target(
                     Some(option),
                     "option",
                     matrix
@@ -236,8 +246,8 @@ fn difference_targets(
                 ))
             })
             .collect::<Result<_, AppError>>()?,
-        QuestionType::Ordinal => vec![(None, "mean", mean_level_estimator(matrix))],
-        QuestionType::Number => vec![(
+        QuestionType::Ordinal => vec![target(None, "mean", mean_level_estimator(matrix))],
+        QuestionType::Number => vec![target(
             None,
             "mean",
             mechanism
@@ -247,6 +257,15 @@ fn difference_targets(
     })
 }
 
+/// A difference's figures: estimate, intervals, the primary one and its test.
+struct DifferenceFigures {
+    estimate: f64,
+    intervals: Intervals,
+    primary: Option<Primary>,
+    /// The p-value and the test's name.
+    test: Option<(f64, &'static str)>,
+}
+
 /// One difference between `a` and `b` (counts of one question), led by the survey's primary.
 fn difference(
     estimator: &PerRecordEstimator,
@@ -254,15 +273,7 @@ fn difference(
     b: &[u64],
     how: Summarizing,
     planned_per_group: u64,
-) -> Result<
-    Option<(
-        Option<f64>,
-        Intervals,
-        Option<Primary>,
-        Option<(f64, &'static str)>,
-    )>,
-    AppError,
-> {
+) -> Result<Option<DifferenceFigures>, AppError> {
     let group = |counts| Group {
         counts,
         planned_respondents: planned_per_group,
@@ -273,18 +284,22 @@ fn difference(
     else {
         return Ok(None);
     };
-    let intervals = Intervals {
-        chernoff: finite(summary.chernoff),
-        exact: summary.exact.and_then(finite),
-        anytime: finite(summary.anytime),
-    };
     let primary = crate::results::primary_for(how.primary, estimator);
     let test = match (primary, summary.exact_p_value) {
         (Some(Primary::Exact), Some(p)) => Some((p, "exact")),
         (Some(_), _) => Some((summary.anytime_p_value, "anytime")),
         (None, _) => None,
     };
-    Ok(Some((Some(summary.estimate), intervals, primary, test)))
+    Ok(Some(DifferenceFigures {
+        estimate: summary.estimate,
+        intervals: Intervals {
+            chernoff: finite(summary.chernoff),
+            exact: summary.exact.and_then(finite),
+            anytime: finite(summary.anytime),
+        },
+        primary,
+        test,
+    }))
 }
 
 /// The breakdown of `survey` by `grouping` from the released counts (`None`: no release
@@ -417,15 +432,15 @@ fn differences(
     let mut found = Vec::new();
     for question in &survey.questions {
         let total = sum_counts(question, counts.iter().map(Vec::as_slice));
-        for (option, target, estimator) in difference_targets(question)? {
+        for target in difference_targets(question)? {
             for &(a, b) in &pairs {
                 let first = counts_of(question, &counts[a]);
                 let second = match b {
                     Some(b) => counts_of(question, &counts[b]),
                     None => total.iter().zip(&first).map(|(t, f)| t - f).collect(),
                 };
-                let Some((estimate, intervals, primary, test)) =
-                    difference(&estimator, &first, &second, how, planned_per_group)?
+                let Some(figures) =
+                    difference(&target.estimator, &first, &second, how, planned_per_group)?
                 else {
                     continue;
                 };
@@ -435,21 +450,16 @@ fn differences(
                         b.map_or_else(|| serde_json::json!("rest"), |b| serde_json::json!(b)),
                     ],
                     question: question.id.get(),
-                    option,
-                    target: target.to_owned(),
-                    estimate,
-                    intervals,
-                    primary,
-                    p_value: test.map(|(p, _)| p),
-                    p_value_test: test.map(|(_, name)| name.to_owned()),
+                    option: target.option,
+                    target: target.name.to_owned(),
+                    estimate: Some(figures.estimate),
+                    intervals: figures.intervals,
+                    primary: figures.primary,
+                    p_value: figures.test.map(|(p, _)| p),
+                    p_value_test: figures.test.map(|(_, name)| name.to_owned()),
                 });
             }
         }
     }
     Ok(found)
-}
-
-/// An interval's bounds, for the page's sentences.
-pub fn bounds(intervals: &Intervals, primary: Option<Primary>) -> Option<IntervalBounds> {
-    primary.and_then(|method| intervals.get(method))
 }

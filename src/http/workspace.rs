@@ -4,6 +4,7 @@
 //! every state-changing form carries the session's CSRF token; every survey is looked up
 //! with its owner inside the query, so another researcher's survey is a 404.
 
+mod breakdown;
 mod builder;
 mod design;
 mod results;

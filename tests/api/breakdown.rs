@@ -251,3 +251,43 @@ async fn by_must_name_one_of_the_surveys_grouping_questions() {
     assert_eq!(refused.status(), 400);
     assert_eq!(error_code(refused).await, "not_a_grouping_question");
 }
+
+#[tokio::test]
+async fn the_results_page_shows_the_breakdown_with_the_small_group_folded_and_the_difference_in_words(
+) {
+    let app = spawn_app().await;
+    let (token, slug, grouping, ids) = open_grouped(&app, &definition(json!({}))).await;
+    for (group, count) in [(0u8, 2), (1, 5), (2, 6)] {
+        for index in 0..count {
+            send(
+                &app,
+                &slug,
+                grouping,
+                ids[0],
+                group,
+                u8::from(index % 2 == 0),
+            )
+            .await;
+        }
+    }
+    app.owner_post(&token, &format!("/api/surveys/{slug}/close"))
+        .await;
+    let mut browser = crate::workspace::Browser::new(&app);
+    let signed = browser
+        .try_sign_in("owner@example.org", crate::workspace::PASSWORD)
+        .await;
+    assert_eq!(signed.status(), 303);
+    let page = browser.get_html(&format!("/surveys/{slug}/results")).await;
+    let section = &page[page.find("id=\"breakdown\"").expect("a breakdown section")..];
+    let section = &section[..section.find("</section>").unwrap()];
+    assert!(section.contains("Breakdown by Sport"));
+    assert!(section.contains("every response is in the breakdown"));
+    assert!(section
+        .contains("Fewer than 3 respondents, or folded to protect such a group: Rowing, Judo."));
+    assert!(section.contains("<th scope=\"row\">other (Rowing, Judo)</th>"));
+    assert!(section.contains("<th scope=\"row\">Chess</th>"));
+    assert!(!section.contains("<th scope=\"row\">Rowing</th>"));
+    // One group shown beside "other": it against everyone else, in words.
+    assert!(section.contains("Chess minus everyone else: "), "{section}");
+    assert!(section.contains("% anytime interval"));
+}

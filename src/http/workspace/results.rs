@@ -9,9 +9,11 @@ use askama::Template;
 use randomized_response::Confidence;
 use serde::Deserialize;
 
+use super::breakdown::BreakdownView;
 use super::builder::design_label;
 use super::design::PLANNED_HALF_WIDTHS;
 use super::{html, owned_survey, percent, see_other, CsrfForm, Nav, Page};
+use crate::breakdown::BreakdownReleases;
 use crate::db::Database;
 use crate::domain::{InvitationCount, QuestionType, Slug, Survey, SurveyStatus};
 use crate::error::AppError;
@@ -436,12 +438,22 @@ pub struct ConfidenceQuery {
     confidence: Option<f64>,
 }
 
+/// The results page's query: the confidence level and the grouping question to break the
+/// results down by (default: the first).
+#[derive(Deserialize)]
+pub struct ResultsPageQuery {
+    confidence: Option<f64>,
+    by: Option<i64>,
+}
+
 #[derive(Template)]
 #[template(path = "workspace/results.html")]
 struct ResultsPage {
     nav: Option<Nav>,
     csrf: String,
     view: ResultsView,
+    /// The breakdown by a grouping question, for a survey that has one.
+    breakdown: Option<BreakdownView>,
 }
 
 /// GET /surveys/{slug}/results?confidence=0.95
@@ -449,9 +461,10 @@ pub async fn results_page(
     request: HttpRequest,
     db: web::Data<Database>,
     releases: web::Data<LiveReleases>,
+    breakdowns: web::Data<BreakdownReleases>,
     signed_in: SignedIn,
     slug: web::Path<String>,
-    query: web::Query<ConfidenceQuery>,
+    query: web::Query<ResultsPageQuery>,
 ) -> Page {
     let (survey, computed) = researcher::owned_live_results(
         &db,
@@ -461,10 +474,35 @@ pub async fn results_page(
         query.confidence,
     )
     .await?;
+    let view = results_view(&request, &survey, &computed)?;
+    let by = query
+        .by
+        .filter(|by| survey.groupings.iter().any(|g| g.id.get() == *by))
+        .or_else(|| survey.groupings.first().map(|g| g.id.get()));
+    let breakdown = match by {
+        Some(by) => {
+            let breakdown = researcher::owned_breakdown(
+                &db,
+                &breakdowns,
+                &slug,
+                signed_in.0.researcher,
+                by,
+                query.confidence,
+            )
+            .await?;
+            Some(BreakdownView::of(
+                &survey,
+                &breakdown,
+                view.confidence_percent,
+            ))
+        }
+        None => None,
+    };
     html(&ResultsPage {
         nav: Some(Nav::of(&signed_in.0)),
         csrf: signed_in.0.csrf.as_str().to_owned(),
-        view: results_view(&request, &survey, &computed)?,
+        view,
+        breakdown,
     })
 }
 

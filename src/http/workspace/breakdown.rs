@@ -1,0 +1,286 @@
+//! The results page's breakdown by a grouping question: per randomized question, each
+//! group shown (k-anonymity) with its estimate and primary interval — a grouped chart for
+//! yes/no shares — and each difference in words. Everything comes from
+//! [`crate::breakdown::compute`], as the API's `?by=` gives it.
+
+use crate::breakdown::{Breakdown, Difference, GroupResults};
+use crate::domain::{QuestionType, Survey};
+use crate::results::{IntervalBounds, Intervals, Primary};
+
+use super::percent;
+
+/// A grouping question the page can break down by.
+pub struct GroupingChoice {
+    pub id: i64,
+    pub text: String,
+    pub selected: bool,
+}
+
+/// One group's row in a question's table (and its bar, for a yes/no share).
+pub struct GroupRow {
+    pub label: String,
+    pub n: String,
+    pub estimate: String,
+    pub interval: String,
+    pub has_data: bool,
+    pub bar_width: String,
+    pub low_x: String,
+    pub high_x: String,
+}
+
+/// One randomized question broken down.
+pub struct QuestionBreakdown {
+    pub number: u32,
+    pub text: String,
+    /// What the rows estimate: "share answering Yes", "share choosing …", "mean …".
+    pub target: String,
+    /// Yes/no: the rows get bars on the 0–100 % track.
+    pub chart: bool,
+    pub rows: Vec<GroupRow>,
+    /// Each difference, in words.
+    pub differences: Vec<String>,
+}
+
+pub struct BreakdownView {
+    pub choices: Vec<GroupingChoice>,
+    pub text: String,
+    pub min_cell: u32,
+    pub blinded: bool,
+    /// "Released at 120 responses; the next release comes at 150." and the like.
+    pub release_note: String,
+    /// Labels of hidden groups, for "fewer than k respondents".
+    pub suppressed: Vec<String>,
+    /// Groups shown with their n (blinded: the only figures).
+    pub counts: Vec<(String, u64)>,
+    pub questions: Vec<QuestionBreakdown>,
+    pub primary_name: &'static str,
+}
+
+fn interval_text(bounds: Option<IntervalBounds>, format: impl Fn(f64) -> String) -> String {
+    bounds.map_or_else(
+        || "–".to_owned(),
+        |b| format!("{} to {}", format(b.low), format(b.high)),
+    )
+}
+
+fn track_x(value: f64, min: f64, max: f64) -> String {
+    format!(
+        "{:.2}",
+        ((value - min) / (max - min)).clamp(0.0, 1.0) * 100.0
+    )
+}
+
+fn primary_name(primary: Option<Primary>) -> &'static str {
+    match primary {
+        Some(Primary::Anytime) => "anytime",
+        Some(Primary::Exact) => "exact",
+        Some(Primary::Chernoff) => "Chernoff",
+        None => "",
+    }
+}
+
+/// A group's label for sentences: its option, or "other (A, B)".
+fn group_label(groups: &[GroupResults], group: &GroupResults) -> String {
+    match &group.members {
+        Some(members) => {
+            let names: Vec<&str> = members
+                .iter()
+                .filter_map(|&m| groups.get(m).map(|g| g.label.as_str()))
+                .collect();
+            format!("other ({})", names.join(", "))
+        }
+        None => group.label.clone(),
+    }
+}
+
+/// A signed difference of shares in percentage points, or of means in the scale's units.
+fn signed(value: f64, share: bool) -> String {
+    if share {
+        format!("{:+.1} points", value * 100.0)
+    } else {
+        format!("{value:+.2}")
+    }
+}
+
+fn difference_words(
+    breakdown: &Breakdown,
+    difference: &Difference,
+    share: bool,
+    confidence_percent: u32,
+) -> Option<String> {
+    let name = |value: &serde_json::Value| -> String {
+        match value.as_u64() {
+            Some(index) => breakdown
+                .groups
+                .get(index as usize)
+                .map_or_else(|| format!("group {index}"), |g| g.label.clone()),
+            None => "everyone else".to_owned(),
+        }
+    };
+    let estimate = difference.estimate?;
+    let bounds = difference
+        .primary
+        .and_then(|method| difference.intervals.get(method))?;
+    let format = |value: f64| signed(value, share);
+    let test = match (difference.p_value, difference.p_value_test.as_deref()) {
+        (Some(p), Some(kind)) => format!("; p = {p:.3} ({kind} test of no difference)"),
+        _ => String::new(),
+    };
+    Some(format!(
+        "{} minus {}: {} ({confidence_percent} % {} interval {} to {}){test}.",
+        name(&difference.groups[0]),
+        name(&difference.groups[1]),
+        format(estimate),
+        primary_name(difference.primary),
+        format(bounds.low),
+        format(bounds.high),
+    ))
+}
+
+impl BreakdownView {
+    pub fn of(survey: &Survey, breakdown: &Breakdown, confidence_percent: u32) -> BreakdownView {
+        let choices = survey
+            .groupings
+            .iter()
+            .map(|grouping| GroupingChoice {
+                id: grouping.id.get(),
+                text: grouping.text.clone(),
+                selected: grouping.id.get() == breakdown.by,
+            })
+            .collect();
+        let release_note = match (breakdown.released_responses, breakdown.next_release_at) {
+            (_, None) => "The survey is closed: every response is in the breakdown.".to_owned(),
+            (None, Some(next)) => format!(
+                "Nothing released yet: the breakdown appears once the survey holds {next} \
+                 responses."
+            ),
+            (Some(at), Some(next)) => format!(
+                "Released at {at} responses; the next release comes once the survey holds \
+                 {next}."
+            ),
+        };
+        let shown: Vec<&GroupResults> = breakdown.groups.iter().filter(|g| !g.suppressed).collect();
+        let suppressed = breakdown
+            .groups
+            .iter()
+            .filter(|g| g.suppressed)
+            .map(|g| g.label.clone())
+            .collect();
+        let counts = shown
+            .iter()
+            .map(|g| (group_label(&breakdown.groups, g), g.n.unwrap_or(0)))
+            .collect();
+        let mut questions = Vec::new();
+        if !breakdown.blinded {
+            for question in &survey.questions {
+                let share = question.design.question_type() != QuestionType::Ordinal
+                    && question.design.question_type() != QuestionType::Number;
+                let targets: Vec<(Option<usize>, String)> = match question.design.question_type() {
+                    QuestionType::YesNo => vec![(None, "share answering Yes".to_owned())],
+                    QuestionType::Choice => question
+                        .design
+                        .options()
+                        .unwrap_or_default()
+                        .iter()
+                        .enumerate()
+                        .map(|(option, label)| (Some(option), format!("share choosing {label}")))
+                        .collect(),
+                    QuestionType::Ordinal | QuestionType::Number => {
+                        vec![(None, "mean".to_owned())]
+                    }
+                };
+                for (option, target) in targets {
+                    let rows = shown
+                        .iter()
+                        .map(|group| {
+                            let figures =
+                                group.questions.iter().find(|q| q.id == question.id.get());
+                            let (estimate, intervals, primary, range): (
+                                Option<f64>,
+                                Intervals,
+                                Option<Primary>,
+                                (f64, f64),
+                            ) = match (figures, option) {
+                                (Some(q), Some(option)) => q
+                                    .options
+                                    .as_ref()
+                                    .and_then(|o| o.get(option))
+                                    .map_or((None, Intervals::default(), None, (0.0, 1.0)), |o| {
+                                        (
+                                            o.estimate_clipped,
+                                            o.intervals.clone(),
+                                            o.primary,
+                                            (0.0, 1.0),
+                                        )
+                                    }),
+                                (Some(q), None) if share => (
+                                    q.estimate_clipped,
+                                    q.intervals.clone(),
+                                    q.primary,
+                                    (0.0, 1.0),
+                                ),
+                                (Some(q), None) => q.mean.as_ref().map_or(
+                                    (None, Intervals::default(), None, (0.0, 1.0)),
+                                    |m| {
+                                        (
+                                            m.estimate_clipped,
+                                            m.intervals.clone(),
+                                            m.primary,
+                                            (m.min, m.max),
+                                        )
+                                    },
+                                ),
+                                (None, _) => (None, Intervals::default(), None, (0.0, 1.0)),
+                            };
+                            let drawn = primary.and_then(|method| intervals.get(method));
+                            let number = |value: f64| format!("{value:.2}");
+                            let (min, max) = range;
+                            GroupRow {
+                                label: group_label(&breakdown.groups, group),
+                                n: group.n.map_or_else(|| "–".to_owned(), |n| n.to_string()),
+                                estimate: estimate.map_or_else(
+                                    || "–".to_owned(),
+                                    |e| if share { percent(e) } else { number(e) },
+                                ),
+                                interval: if share {
+                                    interval_text(drawn, percent)
+                                } else {
+                                    interval_text(drawn, number)
+                                },
+                                has_data: estimate.is_some() && drawn.is_some(),
+                                bar_width: track_x(estimate.unwrap_or(min), min, max),
+                                low_x: track_x(drawn.map_or(min, |b| b.low), min, max),
+                                high_x: track_x(drawn.map_or(min, |b| b.high), min, max),
+                            }
+                        })
+                        .collect();
+                    let differences = breakdown
+                        .differences
+                        .iter()
+                        .filter(|d| d.question == question.id.get() && d.option == option)
+                        .filter_map(|d| difference_words(breakdown, d, share, confidence_percent))
+                        .collect();
+                    questions.push(QuestionBreakdown {
+                        number: question.position + 1,
+                        text: question.text.clone(),
+                        target,
+                        chart: share,
+                        rows,
+                        differences,
+                    });
+                }
+            }
+        }
+        BreakdownView {
+            choices,
+            text: breakdown.text.clone(),
+            min_cell: breakdown.min_cell,
+            blinded: breakdown.blinded,
+            release_note,
+            suppressed,
+            counts,
+            questions,
+            primary_name: primary_name(crate::results::survey_primary(survey)),
+        }
+    }
+}
