@@ -14,6 +14,7 @@ pub mod export;
 pub mod http;
 pub mod i18n;
 pub mod invitations;
+pub mod joint;
 pub mod k_anonymity;
 pub mod live;
 pub mod results;

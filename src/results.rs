@@ -1,7 +1,9 @@
 //! A survey's results: the crate's estimators applied to the stored report counts, one code
 //! path for every type (each target is the mean of a bounded per-record value).
 
-use randomized_response::{Bounds, Confidence, Design, PerRecordEstimator};
+use randomized_response::{
+    Bounds, Confidence, Design, PerRecordEstimator, Side, CONSISTENCY_ALPHA,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::db::queries::QuestionCounts;
@@ -97,8 +99,14 @@ pub struct SurveyResults {
     pub title: String,
     /// `draft`, `open` or `closed`.
     pub status: String,
-    /// The intervals' confidence level.
+    /// The intervals' confidence level (with `simultaneous`, for all targets at once).
     pub confidence: f64,
+    /// Bonferroni across every target of the survey (`?simultaneous=true`): all intervals
+    /// and bounds hold together with probability ≥ `confidence`.
+    pub simultaneous: bool,
+    /// The level each target's intervals are computed at: `confidence`, or `1 − β/T` with T
+    /// the survey's targets when simultaneous.
+    pub per_target_confidence: f64,
     pub planned_respondents: u64,
     /// `watched_live` (no stopping rule) or `fixed_in_advance`.
     pub plan: Plan,
@@ -167,6 +175,13 @@ pub struct QuestionResults {
     /// Yes/no: which of `intervals` to lead with (null while blinded and for other types,
     /// whose options and mean say it each).
     pub primary: Option<Primary>,
+    /// Yes/no: one-sided bounds on the "yes" share ("at most", "at least").
+    pub bounds: Option<OneSidedBounds>,
+    /// Yes/no, with `?null=`: the test of "the yes share is null".
+    pub test: Option<NullTest>,
+    /// Whether the reports can have come from the design at all: an anytime-valid e-value,
+    /// flagged past 1 000 (null while blinded).
+    pub consistency: Option<ConsistencyCheck>,
     /// Choice and ordinal: each option's reports and estimated true share. Each option's
     /// intervals hold for that option at the chosen confidence, not for all options at once
     /// (for k options at once, ask for confidence 1 − β/k: Bonferroni).
@@ -191,6 +206,28 @@ pub struct OptionResults {
     pub intervals: Intervals,
     /// Which of `intervals` to lead with (null while blinded).
     pub primary: Option<Primary>,
+    /// One-sided bounds on the option's share.
+    pub bounds: Option<OneSidedBounds>,
+    /// With `?null=`: the test of "the option's share is null".
+    pub test: Option<NullTest>,
+}
+
+/// The consistency of a question's reports with its design (docs/design.md, "Data that
+/// contradict the design"): whatever the true answers, each report has a least possible
+/// rate; reports far below it are fake or come from a faulty client.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ConsistencyCheck {
+    /// `ln E`: the e-value (a uniform mixture of likelihood ratios against each report's
+    /// least possible rate) in logarithms; 0 before any report.
+    pub ln_e_value: f64,
+    /// The anytime-valid p-value `min(1, 1/E)`: valid however often it is checked.
+    pub p_value: f64,
+    /// E has reached `threshold`: the reports contradict the design, and no estimate of
+    /// this question should be read as a finding.
+    pub flagged: bool,
+    /// 1 000 (`1/α` with α = 0.001): honest reports reach it, ever, in at most one survey
+    /// in a thousand.
+    pub threshold: f64,
 }
 
 /// A mean: an ordinal question's mean level or a number's mean.
@@ -207,6 +244,8 @@ pub struct MeanResults {
     pub intervals: Intervals,
     /// Which of `intervals` to lead with (null while blinded).
     pub primary: Option<Primary>,
+    /// One-sided bounds on the mean.
+    pub bounds: Option<OneSidedBounds>,
 }
 
 /// Confidence intervals for one target; each null without data (`exact` also where the
@@ -269,21 +308,59 @@ pub fn parse_confidence(level: Option<f64>) -> Result<Confidence, AppError> {
     })
 }
 
-/// A target's estimate, intervals and primary interval.
+/// A target's estimate, intervals, one-sided bounds, test and primary interval.
 pub struct Target {
     pub estimate: Option<f64>,
     pub estimate_clipped: Option<f64>,
     pub intervals: Intervals,
+    pub bounds: Option<OneSidedBounds>,
+    pub test: Option<NullTest>,
     pub primary: Option<Primary>,
 }
 
+/// One-sided bounds at the chosen confidence: "the target is at most `upper`" and "at
+/// least `lower`", each holding on its own with probability ≥ the confidence (led by the
+/// same method as the intervals: `primary`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct OneSidedBounds {
+    pub lower: OneSided,
+    pub upper: OneSided,
+}
+
+/// One side's bound by each method (null without data; `exact` where there is none).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct OneSided {
+    pub chernoff: Option<f64>,
+    pub exact: Option<f64>,
+    pub anytime: Option<f64>,
+}
+
+/// The test of `H0: the share is null` (the `null` query parameter; shares only).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct NullTest {
+    /// The hypothesised share θ0.
+    pub null: f64,
+    /// The primary test's p-value: anytime-valid while the anytime interval leads (valid
+    /// however often it is looked at), the exact binomial test on the reports once a survey
+    /// fixed in advance has closed.
+    pub p_value: Option<f64>,
+    /// `anytime` or `exact`: which test `p_value` is.
+    pub test: Option<Primary>,
+    /// Always reported: the anytime-valid p-value (`min(1, 1/E)`, normal mixture e-value).
+    pub anytime_p_value: Option<f64>,
+    /// R's `binom.test` on the reports (valid at a sample size fixed in advance).
+    pub exact_p_value: Option<f64>,
+}
+
 /// How a survey's targets are summarized: at which confidence, tuned for which size, led
-/// by which interval (`None`: blinded).
+/// by which interval (`None`: blinded), tested against which share.
 #[derive(Debug, Clone, Copy)]
 pub struct Summarizing {
     pub confidence: Confidence,
     pub planned_respondents: u64,
     pub primary: Option<Primary>,
+    /// The hypothesised share θ0 of `?null=`, tested for every share.
+    pub null: Option<f64>,
 }
 
 impl Summarizing {
@@ -292,27 +369,72 @@ impl Summarizing {
             confidence,
             planned_respondents: survey.planned_size(),
             primary: survey_primary(survey),
+            null: None,
         }
     }
 }
 
 /// One target's estimate and intervals from its report counts; all null while blinded.
+/// `null`: the share to test (shares only).
 pub fn target(
     estimator: &PerRecordEstimator,
     counts: &[u64],
     how: Summarizing,
+    null: Option<f64>,
 ) -> Result<Target, AppError> {
     if how.primary.is_none() {
         return Ok(Target {
             estimate: None,
             estimate_clipped: None,
             intervals: Intervals::default(),
+            bounds: None,
+            test: None,
             primary: None,
         });
     }
+    let internal = AppError::internal;
     let summary = estimator
         .summarize(counts, how.confidence, how.planned_respondents)
-        .map_err(AppError::internal)?;
+        .map_err(internal)?;
+    let primary = primary_for(how.primary, estimator);
+    let side = |side: Side| -> Result<OneSided, AppError> {
+        Ok(estimator
+            .one_sided(counts, side, how.confidence, how.planned_respondents)
+            .map_err(internal)?
+            .map_or_else(OneSided::default, |bound| OneSided {
+                chernoff: Some(bound.chernoff),
+                exact: bound.exact,
+                anytime: Some(bound.anytime),
+            }))
+    };
+    let bounds = summary
+        .map(|_| -> Result<OneSidedBounds, AppError> {
+            Ok(OneSidedBounds {
+                lower: side(Side::Lower)?,
+                upper: side(Side::Upper)?,
+            })
+        })
+        .transpose()?;
+    let test = null
+        .filter(|_| summary.is_some())
+        .map(|null| -> Result<NullTest, AppError> {
+            let anytime = estimator
+                .anytime_p_value(counts, null, how.confidence, how.planned_respondents)
+                .map_err(internal)?;
+            let exact = estimator.exact_p_value(counts, null).map_err(internal)?;
+            let (p_value, test) = match (primary, exact) {
+                (Some(Primary::Exact), Some(exact)) => (Some(exact), Some(Primary::Exact)),
+                _ => (anytime, Some(Primary::Anytime)),
+            };
+            Ok(NullTest {
+                null,
+                p_value,
+                test,
+                anytime_p_value: anytime,
+                exact_p_value: exact,
+            })
+        })
+        .transpose()?;
     Ok(Target {
         estimate: summary.map(|s| s.estimate),
         estimate_clipped: summary.map(|s| s.estimate_clipped),
@@ -321,7 +443,9 @@ pub fn target(
             exact: summary.and_then(|s| s.exact).and_then(finite),
             anytime: summary.and_then(|s| finite(s.anytime)),
         },
-        primary: primary_for(how.primary, estimator),
+        bounds,
+        test,
+        primary,
     })
 }
 
@@ -512,22 +636,36 @@ pub(crate) fn question_results(
         estimate_clipped: None,
         intervals: Intervals::default(),
         primary: None,
+        bounds: None,
+        test: None,
+        consistency: None,
         options: None,
         mean: None,
         respondents_needed_for_5_percent: respondents_needed(question, how.confidence)?,
     };
+    if !blinded {
+        let check = mechanism.consistency(&counts).map_err(AppError::internal)?;
+        results.consistency = Some(ConsistencyCheck {
+            ln_e_value: check.ln_e_value(),
+            p_value: check.p_value(),
+            flagged: check.flagged(),
+            threshold: 1.0 / CONSISTENCY_ALPHA,
+        });
+    }
     let matrix = mechanism.matrix();
     match design.question_type() {
         QuestionType::YesNo => {
             let yes = matrix
                 .option_estimator(Design::YES)
                 .map_err(AppError::internal)?;
-            let share = target(&yes, &counts, how)?;
+            let share = target(&yes, &counts, how, how.null)?;
             results.reported_yes = (!blinded).then_some(counts[Design::YES]);
             results.estimate = share.estimate;
             results.estimate_clipped = share.estimate_clipped;
             results.intervals = share.intervals;
             results.primary = share.primary;
+            results.bounds = share.bounds;
+            results.test = share.test;
         }
         QuestionType::Choice | QuestionType::Ordinal => {
             let labels = design.options().unwrap_or_default();
@@ -538,7 +676,7 @@ pub(crate) fn question_results(
                     let estimator = matrix
                         .option_estimator(option)
                         .map_err(AppError::internal)?;
-                    let share = target(&estimator, &counts, how)?;
+                    let share = target(&estimator, &counts, how, how.null)?;
                     Ok(OptionResults {
                         label: label.clone(),
                         reported: (!blinded).then_some(counts[option]),
@@ -546,6 +684,8 @@ pub(crate) fn question_results(
                         estimate_clipped: share.estimate_clipped,
                         intervals: share.intervals,
                         primary: share.primary,
+                        bounds: share.bounds,
+                        test: share.test,
                     })
                 })
                 .collect::<Result<Vec<_>, AppError>>()?;
@@ -571,7 +711,7 @@ fn mean(
     how: Summarizing,
 ) -> Result<MeanResults, AppError> {
     let (min, max) = estimator.target_range();
-    let value = target(estimator, counts, how)?;
+    let value = target(estimator, counts, how, None)?;
     Ok(MeanResults {
         min,
         max,
@@ -579,7 +719,54 @@ fn mean(
         estimate_clipped: value.estimate_clipped,
         intervals: value.intervals,
         primary: value.primary,
+        bounds: value.bounds,
     })
+}
+
+/// What the results are asked for beyond the counts: `?confidence=`, `?null=`,
+/// `?simultaneous=`.
+#[derive(Debug, Clone, Copy)]
+pub struct Asked {
+    pub confidence: Confidence,
+    /// The share every share's test is against.
+    pub null: Option<f64>,
+    /// Bonferroni across every target of the survey: each at `1 − β/T`.
+    pub simultaneous: bool,
+}
+
+impl Asked {
+    pub fn at(confidence: Confidence) -> Self {
+        Self {
+            confidence,
+            null: None,
+            simultaneous: false,
+        }
+    }
+
+    /// Parses `?null=` (a share, from 0 to 1).
+    pub fn parse_null(null: Option<f64>) -> Result<Option<f64>, AppError> {
+        match null {
+            Some(value) if !(0.0..=1.0).contains(&value) => Err(AppError::invalid(
+                "invalid_null",
+                format!("null is the share to test, from 0 to 1, not {value}"),
+            )),
+            other => Ok(other),
+        }
+    }
+}
+
+/// The targets of a survey's questions: a yes/no share, each option's share (and an
+/// ordinal's mean), a number's mean. Bonferroni divides β by their number.
+pub fn target_count(survey: &Survey) -> usize {
+    survey
+        .questions
+        .iter()
+        .map(|question| match question.design.question_type() {
+            QuestionType::YesNo | QuestionType::Number => 1,
+            QuestionType::Choice => question.design.reports(),
+            QuestionType::Ordinal => question.design.reports() + 1,
+        })
+        .sum()
 }
 
 pub fn compute(
@@ -587,7 +774,26 @@ pub fn compute(
     counted: &[QuestionCounts],
     confidence: Confidence,
 ) -> Result<SurveyResults, AppError> {
-    let how = Summarizing::of(survey, confidence);
+    compute_asked(survey, counted, Asked::at(confidence))
+}
+
+/// The results with a test and, when asked, Bonferroni-simultaneous intervals.
+pub fn compute_asked(
+    survey: &Survey,
+    counted: &[QuestionCounts],
+    asked: Asked,
+) -> Result<SurveyResults, AppError> {
+    let confidence = asked.confidence;
+    let targets = target_count(survey).max(1);
+    let per_target = if asked.simultaneous {
+        Confidence::new(1.0 - confidence.beta() / targets as f64).map_err(AppError::internal)?
+    } else {
+        confidence
+    };
+    let how = Summarizing {
+        null: asked.null,
+        ..Summarizing::of(survey, per_target)
+    };
     let questions = survey
         .questions
         .iter()
@@ -606,6 +812,8 @@ pub fn compute(
         title: survey.title.clone(),
         status: survey.status.as_str().to_owned(),
         confidence: confidence.level(),
+        simultaneous: asked.simultaneous,
+        per_target_confidence: per_target.level(),
         planned_respondents: survey.planned_respondents,
         plan: Plan::of(survey),
         target_responses,

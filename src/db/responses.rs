@@ -429,6 +429,37 @@ pub fn export_page(
     Ok(page)
 }
 
+/// The table of report pairs of two questions over a survey's responses, row-major
+/// (`r1 · k2 + r2`), for a cross-tabulation: one read of every response (these pairs are
+/// not tallied as the reports are).
+pub fn report_pairs(
+    connection: &Connection,
+    survey_id: SurveyId,
+    (first, second): (QuestionId, QuestionId),
+    (rows, columns): (usize, usize),
+) -> Result<Vec<u64>, AppError> {
+    let mut statement =
+        connection.prepare_cached("SELECT reports FROM stored_responses WHERE survey_id = ?1")?;
+    let mut responses = statement.query([survey_id.get()])?;
+    let mut table = vec![0_u64; rows * columns];
+    while let Some(row) = responses.next()? {
+        let (reports, _) = decode_response(&row.get::<_, Vec<u8>>(0)?)?;
+        let find = |id: QuestionId| {
+            reports
+                .iter()
+                .find(|r| r.question_id == id)
+                .map(|r| r.report)
+        };
+        if let (Some(r1), Some(r2)) = (find(first), find(second)) {
+            let (r1, r2) = (usize::from(r1), usize::from(r2));
+            if r1 < rows && r2 < columns {
+                table[r1 * columns + r2] += 1;
+            }
+        }
+    }
+    Ok(table)
+}
+
 /// How many of a survey's responses share each combination of grouping answers (answers in
 /// the grouping questions' position order, as `groupings` lists their ids): one read of every
 /// response, for an export's k-anonymity.

@@ -75,7 +75,11 @@ builder's `/designs/figures`). Everything a script needs is here.";
         researcher::create_invitations,
         static_files::static_file,
     ),
-    components(schemas(crate::export::ExportRecord, crate::breakdown::Breakdown)),
+    components(schemas(
+        crate::export::ExportRecord,
+        crate::breakdown::Breakdown,
+        crate::joint::JointResults
+    )),
     modifiers(&BearerToken, &CommonStatuses),
     tags(
         (name = "respondent", description = "What respondents (and their devices) reach: \

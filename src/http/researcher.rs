@@ -19,7 +19,7 @@ use crate::domain::{
 use crate::error::{AppError, ErrorBody};
 use crate::export::{stream_export, ExportFormat, GroupingRelease};
 use crate::live::LiveReleases;
-use crate::{invitations, results};
+use crate::{invitations, joint, results};
 
 /// Results, exports and codebooks are the owner's private data: no browser or proxy may
 /// keep a copy (a shared machine, a caching proxy, the back button after signing out).
@@ -306,6 +306,18 @@ pub struct ResultsQuery {
     /// overall results. Groups of fewer than `min_cell` responses are never shown, and the
     /// breakdown moves on only in steps of `min_cell` × (its options) new responses.
     by: Option<i64>,
+    /// Two randomized questions' ids, `q1,q2` (yes/no, choice or ordinal): their
+    /// cross-tabulation (`JointResults`) instead of the overall results. 409 `blinded` while
+    /// a survey fixed in advance is blinded.
+    joint: Option<String>,
+    /// A share from 0 to 1: every share (yes/no, and each option) is tested against it
+    /// (`test`: the anytime-valid p-value while watched live, the exact binomial test once
+    /// a survey fixed in advance has closed).
+    #[param(minimum = 0, maximum = 1, example = 0.1)]
+    null: Option<f64>,
+    /// `true`: Bonferroni across every target of the survey, so that all its intervals and
+    /// bounds hold at once with probability ≥ `confidence`.
+    simultaneous: Option<bool>,
 }
 
 /// GET /api/surveys/{slug}/results?confidence=0.95
@@ -319,16 +331,21 @@ pub struct ResultsQuery {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The results (`Cache-Control: no-store`): \
-            `SurveyResults`, or with `by` a `Breakdown`.", content(
+            `SurveyResults`; with `by` a `Breakdown`; with `joint` a `JointResults`.",
+            content(
                 (results::SurveyResults = "application/json"),
                 (Breakdown = "application/json"),
+                (joint::JointResults = "application/json"),
             )),
-        (status = 400, description = "`invalid_confidence`, `invalid_query` (an unknown \
-            parameter) or `not_a_grouping_question` (`by` names none of this survey's).",
-            body = ErrorBody),
+        (status = 400, description = "`invalid_confidence`, `invalid_null`, \
+            `invalid_query` (an unknown parameter), `not_a_grouping_question` (`by` names \
+            none of this survey's) or `invalid_joint` (`joint` does not name two of its \
+            yes/no, choice or ordinal questions).", body = ErrorBody),
         (status = 401, description = UNAUTHORIZED, body = ErrorBody,
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 404, description = "`not_found`: no such survey of yours.", body = ErrorBody),
+        (status = 409, description = "`blinded`: `joint` while a survey fixed in advance is \
+            blinded.", body = ErrorBody),
     )
 )]
 pub async fn results(
@@ -350,8 +367,45 @@ pub async fn results(
         .await?;
         return Ok(HttpResponse::Ok().insert_header(PRIVATE).json(breakdown));
     }
-    let (_, computed) = owned_results(&db, &slug, owner.researcher(), query.confidence).await?;
+    if let Some(pair) = &query.joint {
+        let joint = owned_joint(&db, &slug, owner.researcher(), pair, query.confidence).await?;
+        return Ok(HttpResponse::Ok().insert_header(PRIVATE).json(joint));
+    }
+    let asked = results::Asked {
+        confidence: results::parse_confidence(query.confidence)?,
+        null: results::Asked::parse_null(query.null)?,
+        simultaneous: query.simultaneous.unwrap_or(false),
+    };
+    let (survey, tallies) = owned_tallies(&db, &slug, owner.researcher()).await?;
+    let computed = results::compute_asked(&survey, &tallies, asked)?;
     Ok(HttpResponse::Ok().insert_header(PRIVATE).json(computed))
+}
+
+/// An owned survey's cross-tabulation of two of its questions (`?joint=q1,q2`).
+async fn owned_joint(
+    db: &Database,
+    slug: &str,
+    researcher: ResearcherId,
+    pair: &str,
+    confidence: Option<f64>,
+) -> Result<joint::JointResults, AppError> {
+    let confidence = results::parse_confidence(confidence)?;
+    let (first, second) = joint::parse_pair(pair)?;
+    let slug = Slug::parse(slug)?;
+    let survey = db
+        .read(move |connection| {
+            queries::find_owned_survey(connection, &slug, researcher)?
+                .ok_or(AppError::NotFound("survey"))
+        })
+        .await?;
+    refuse_while_blinded(&survey, "a cross-tabulation")?;
+    let (one, two) = joint::questions(&survey, first, second)?;
+    let (survey_id, ids) = (survey.id, (one.id, two.id));
+    let sizes = (one.design.reports(), two.design.reports());
+    let table = db
+        .read(move |connection| responses::report_pairs(connection, survey_id, ids, sizes))
+        .await?;
+    joint::compute(&survey, &one, &two, &table, confidence)
 }
 
 /// An owned survey's breakdown by one of its grouping questions, from the current release
@@ -388,19 +442,6 @@ pub(super) async fn owned_breakdown(
         .await?;
     let released = breakdowns.visible(&survey, &grouping, counts);
     breakdown::compute(&survey, &grouping, &released, confidence)
-}
-
-/// An owned survey and its results at a confidence level, for the API and the workspace.
-pub(super) async fn owned_results(
-    db: &Database,
-    slug: &str,
-    researcher: ResearcherId,
-    confidence: Option<f64>,
-) -> Result<(Survey, results::SurveyResults), AppError> {
-    let confidence = results::parse_confidence(confidence)?;
-    let (survey, tallies) = owned_tallies(db, slug, researcher).await?;
-    let computed = results::compute(&survey, &tallies, confidence)?;
-    Ok((survey, computed))
 }
 
 /// An owned survey and its current tallies, read together.

@@ -4,6 +4,7 @@
 mod common;
 mod workspace;
 
+mod analyses;
 mod at_rest;
 mod backup;
 mod bad_input;

@@ -33,7 +33,7 @@ use deniable::domain::{
     MinCell, Question, QuestionDesign, QuestionId, Slug, StoppingRule, Survey, SurveyId,
     SurveyIntro, SurveyStatus,
 };
-use deniable::results::{self, IntervalBounds, Primary};
+use deniable::results::{self, IntervalBounds, Primary, QuestionResults};
 
 const STREAM_LENGTH: u64 = 10_000;
 const CONFIDENCE: f64 = 0.95;
@@ -79,16 +79,20 @@ fn target_rule(target: u64) -> StoppingRule {
     StoppingRule::from_stored(Some(target), None)
 }
 
-/// What the results JSON says for n reports of which `yes` are yes: the primary method and
-/// all three intervals.
-fn shown(survey: &Survey, n: u64, yes: u64) -> (Option<Primary>, results::Intervals) {
+/// What the results JSON says of the question for n reports of which `yes` are yes.
+fn question(survey: &Survey, n: u64, yes: u64) -> QuestionResults {
     let counts = [QuestionCounts {
         question_id: QuestionId::from_stored(1),
         counts: vec![n - yes, yes],
     }];
     let computed = results::compute(survey, &counts, confidence()).unwrap();
-    let question = &computed.questions[0];
-    (question.primary, question.intervals.clone())
+    computed.questions.into_iter().next().unwrap()
+}
+
+/// The primary method and all three intervals.
+fn shown(survey: &Survey, n: u64, yes: u64) -> (Option<Primary>, results::Intervals) {
+    let question = question(survey, n, yes);
+    (question.primary, question.intervals)
 }
 
 /// Which interval a walk is judged by.
@@ -98,6 +102,27 @@ enum Judged {
     Primary,
     /// Chernoff, whatever the JSON says (the contrast).
     Chernoff,
+}
+
+/// The reported-yes counts at n that the consistency check does not flag, `[first, past)`:
+/// it flags too few yes (below the design's least rate) and too many (too few no), never
+/// the middle, so they form a range, searched from the previous n's answer.
+fn unflagged(survey: &Survey, n: u64, hint: Option<(u64, u64)>) -> (u64, u64) {
+    let flagged = |yes: u64| {
+        question(survey, n, yes)
+            .consistency
+            .expect("not blinded")
+            .flagged
+    };
+    let below = |yes: u64| 2 * yes < n && flagged(yes);
+    let reached = |yes: u64| !(2 * yes > n && flagged(yes));
+    match hint {
+        Some((first, past)) => (
+            walk_to_edge(n, first, below),
+            walk_to_edge(n, past, reached),
+        ),
+        None => (bisect(n, below), bisect(n, reached)),
+    }
 }
 
 /// The interval judged at (n, yes), computed once per n and count (the searches for several
@@ -387,4 +412,45 @@ fn an_early_unblinding_makes_the_anytime_interval_primary_for_good() {
     // Without the unblinding, the same closed survey would lead with the exact interval.
     let closed = survey(1.0, rule, SurveyStatus::Closed, None);
     assert_eq!(shown(&closed, 2_000, 700).0, Some(Primary::Exact));
+}
+
+#[test]
+fn the_consistency_check_flags_the_issues_impossible_reports() {
+    // ε = 0.1: 503 of 2 000 reports say yes, when the design cannot send yes less than
+    // 47.5 % of the time. The estimate is −4.47: without the check it reads "nobody".
+    let open = survey(0.1, StoppingRule::NONE, SurveyStatus::Open, None);
+    let impossible = question(&open, 2_000, 503);
+    assert!((impossible.estimate.unwrap() - (-4.47)).abs() < 0.01);
+    let check = impossible.consistency.unwrap();
+    assert!(check.flagged, "{check:?}");
+    println!(
+        "ε = 0.1, n = 2 000, y = 503: ln E = {:.1}",
+        check.ln_e_value
+    );
+    // Honest reports at the design's least rate of yes are not flagged.
+    assert!(!question(&open, 2_000, 950).consistency.unwrap().flagged);
+}
+
+#[test]
+fn checked_after_every_honest_report_the_consistency_check_flags_at_most_its_nominal_rate() {
+    // The walk never flagged up to N = 10 000; the truths at the edges (π = 0, 1) put the
+    // reports right at the design's least rates, the hardest honest case.
+    for (epsilon, truth) in [(0.1, 0.0), (3f64.ln(), 1.0), (1.0, 0.3)] {
+        let open = survey(epsilon, StoppingRule::NONE, SurveyStatus::Open, None);
+        let rate = yes_rate(epsilon, truth);
+        let mut law = Law::at_zero();
+        let mut range = None;
+        for n in 1..=STREAM_LENGTH {
+            law.step(rate);
+            let kept = unflagged(&open, n, range);
+            range = Some(kept);
+            law.keep_only(kept);
+        }
+        let ever_flagged = 1.0 - law.values.iter().sum::<f64>();
+        println!(
+            "ε = {epsilon:.3}, π = {truth}: honest reports flagged at some n ≤ {STREAM_LENGTH} \
+             with probability {ever_flagged:.2e} (nominal 1e-3)"
+        );
+        assert!(ever_flagged <= 1e-3 + 1e-9, "{ever_flagged}");
+    }
 }
