@@ -107,6 +107,8 @@ pub struct SurveyResults {
     /// The level each target's intervals are computed at: `confidence`, or `1 − β/T` with T
     /// the survey's targets when simultaneous.
     pub per_target_confidence: f64,
+    /// The share every share is tested against (`?null=`); null without a test.
+    pub null: Option<f64>,
     pub planned_respondents: u64,
     /// `watched_live` (no stopping rule) or `fixed_in_advance`.
     pub plan: Plan,
@@ -814,6 +816,7 @@ pub fn compute_asked(
         confidence: confidence.level(),
         simultaneous: asked.simultaneous,
         per_target_confidence: per_target.level(),
+        null: asked.null,
         planned_respondents: survey.planned_respondents,
         plan: Plan::of(survey),
         target_responses,

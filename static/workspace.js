@@ -166,6 +166,24 @@
     return bounds ? format(bounds.low) + " to " + format(bounds.high) : "–";
   }
 
+  // The primary method's one-sided bounds in words, as the server writes them.
+  function oneSided(bounds, primary, format) {
+    if (!bounds || !primary) return "–";
+    const low = bounds.lower[primary];
+    const high = bounds.upper[primary];
+    if (low === null || low === undefined || high === null || high === undefined) return "–";
+    return "at least " + format(low) + ", at most " + format(high);
+  }
+
+  function pText(p) {
+    return p < 1e-4 ? "< 0.0001" : p.toFixed(4);
+  }
+
+  function test(result) {
+    if (!result || result.p_value === null || !result.test) return "–";
+    return "p = " + pText(result.p_value) + " (" + result.test + ")";
+  }
+
   function setAll(root, field, text) {
     root.querySelectorAll('[data-field="' + field + '"]').forEach(function (element) {
       element.textContent = text;
@@ -212,14 +230,17 @@
 
   // One share (a yes/no question's "Yes", or an option): its table row, chart row and
   // present mode's headline, all marked data-option="<report index>".
-  function showShare(card, index, reported, estimate, intervals, primary) {
+  function showShare(card, index, reported, estimate, intervals, primary, share) {
+    const flagged = card.dataset.flagged === "true";
     card.querySelectorAll('[data-option="' + index + '"]').forEach(function (scope) {
       setAll(scope, "reported", reported === null ? "–" : String(reported));
-      setAll(scope, "estimate", estimate === null ? "–" : percent(estimate));
+      setAll(scope, "estimate", flagged ? "not shown" : estimate === null ? "–" : percent(estimate));
+      setAll(scope, "bounds", oneSided(share.bounds, primary, percent));
+      setAll(scope, "test", test(share.test));
       setAll(scope, "chernoff", interval(intervals.chernoff, percent));
       setAll(scope, "exact", interval(intervals.exact, percent));
       setAll(scope, "anytime", interval(intervals.anytime, percent));
-      draw(scope, estimate, primary ? intervals[primary] : null);
+      draw(scope, flagged ? null : estimate, primary ? intervals[primary] : null);
     });
   }
 
@@ -233,6 +254,7 @@
       setAll(scope, "chernoff", interval(mean.intervals.chernoff, format));
       setAll(scope, "exact", interval(mean.intervals.exact, format));
       setAll(scope, "anytime", interval(mean.intervals.anytime, format));
+      setAll(scope, "bounds", oneSided(mean.bounds, mean.primary, format));
       draw(scope, mean.estimate_clipped, mean.primary ? mean.intervals[mean.primary] : null);
     });
   }
@@ -261,13 +283,19 @@
       if (question.type === "number" && question.mean) {
         widen(question.mean.intervals.chernoff, question.mean.max - question.mean.min);
       }
+      const flagged = Boolean(question.consistency && question.consistency.flagged);
       document.querySelectorAll('[data-question="' + question.id + '"]').forEach(function (card) {
+        // The consistency warning comes with the page: a change loads it again.
+        if (card.dataset.flagged !== undefined && String(flagged) !== card.dataset.flagged) {
+          window.location.reload();
+          return;
+        }
         setAll(card, "n", String(question.n));
         if (question.type === "yes_no") {
-          showShare(card, 1, question.reported_yes, question.estimate_clipped, question.intervals, question.primary);
+          showShare(card, 1, question.reported_yes, question.estimate_clipped, question.intervals, question.primary, question);
         }
         (question.options || []).forEach(function (option, index) {
-          showShare(card, index, option.reported, option.estimate_clipped, option.intervals, option.primary);
+          showShare(card, index, option.reported, option.estimate_clipped, option.intervals, option.primary, option);
         });
         if (question.mean) showMean(card, question.mean);
       });

@@ -466,13 +466,32 @@ pub(super) async fn owned_live_results(
     releases: &LiveReleases,
     slug: &str,
     researcher: ResearcherId,
-    confidence: Option<f64>,
+    asked: &AskedQuery,
 ) -> Result<(Survey, results::SurveyResults), AppError> {
-    let confidence = results::parse_confidence(confidence)?;
+    let asked = asked.parse()?;
     let (survey, tallies) = owned_tallies(db, slug, researcher).await?;
     let visible = releases.visible(&survey, tallies);
-    let computed = results::compute(&survey, &visible, confidence)?;
+    let computed = results::compute_asked(&survey, &visible, asked)?;
     Ok((survey, computed))
+}
+
+/// The results' options as a page's query gives them: confidence, the share to test and
+/// whether intervals are simultaneous.
+#[derive(Debug, Default, Deserialize)]
+pub struct AskedQuery {
+    pub confidence: Option<f64>,
+    pub null: Option<f64>,
+    pub simultaneous: Option<bool>,
+}
+
+impl AskedQuery {
+    pub fn parse(&self) -> Result<results::Asked, AppError> {
+        Ok(results::Asked {
+            confidence: results::parse_confidence(self.confidence)?,
+            null: results::Asked::parse_null(self.null)?,
+            simultaneous: self.simultaneous.unwrap_or(false),
+        })
+    }
 }
 
 /// 409 `blinded`: a survey fixed in advance shows nothing computed from its reports while

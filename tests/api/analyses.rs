@@ -238,3 +238,58 @@ async fn a_blinded_survey_refuses_a_cross_tabulation() {
         assert!(results["questions"][0][field].is_null(), "{field}");
     }
 }
+
+#[tokio::test]
+async fn the_results_page_shows_bounds_tests_and_a_warning_instead_of_a_contradicted_estimate() {
+    let app = spawn_app().await;
+    let token = app.researcher_with_token("owner@example.org").await;
+    let (slug, ids) = open(
+        &app,
+        &token,
+        json!({"title": "t", "questions": [
+            {"text": "Faulty?", "epsilon": 0.1},
+            {"text": "Honest?", "epsilon": 2.0}]}),
+    )
+    .await;
+    for index in 0..40u8 {
+        app.submit_ok(
+            &slug,
+            json!({ ids[0].to_string(): 0, ids[1].to_string(): index % 2 }),
+        )
+        .await;
+    }
+    let mut browser = crate::workspace::Browser::new(&app);
+    browser
+        .try_sign_in("owner@example.org", crate::workspace::PASSWORD)
+        .await;
+    let page = browser
+        .get_html(&format!(
+            "/surveys/{slug}/results?confidence=0.95&null=0.5&simultaneous=on"
+        ))
+        .await;
+    let card = |id: i64| {
+        let start = page.find(&format!("id=\"result-{id}\"")).unwrap();
+        page[start..start + page[start..].find("</table>").unwrap()].to_owned()
+    };
+    let faulty = card(ids[0]);
+    assert!(faulty.contains("data-flagged=\"true\""));
+    assert!(faulty.contains("These reports contradict the question’s design"));
+    assert!(faulty.contains("data-field=\"estimate\">not shown</td>"));
+    let honest = card(ids[1]);
+    assert!(honest.contains("data-flagged=\"false\""));
+    assert!(honest.contains("One-sided bounds (anytime)"));
+    assert!(honest.contains("data-field=\"bounds\">at least "));
+    assert!(honest.contains("Test of share = 0.5"));
+    assert!(honest.contains("data-field=\"test\">p = "));
+    let note = &page[page.find("id=\"simultaneous-note\"").expect("the note")..];
+    assert!(
+        note[..300].contains("97.50 %"),
+        "two targets share β: {}",
+        &note[..300]
+    );
+    let live = &page[page.find("data-results-url=").unwrap()..][..120];
+    assert!(
+        live.contains("null=0.5") && live.contains("simultaneous=true"),
+        "{live}"
+    );
+}

@@ -22,8 +22,9 @@ use crate::http::researcher;
 use crate::invitations;
 use crate::live::LiveReleases;
 use crate::results::{
-    planned_sizes, respondents_needed_within, IntervalBounds, Intervals, MeanResults, PlannedSizes,
-    Primary, QuestionResults, SurveyResults, PLANNING_HALF_WIDTH,
+    planned_sizes, respondents_needed_within, IntervalBounds, Intervals, MeanResults, NullTest,
+    OneSided, OneSidedBounds, PlannedSizes, Primary, QuestionResults, SurveyResults,
+    PLANNING_HALF_WIDTH,
 };
 
 /// The confidence levels the results page offers.
@@ -120,6 +121,10 @@ struct ShareRow {
     label: String,
     reported: String,
     estimate: String,
+    /// The primary method's one-sided bounds in words.
+    bounds: String,
+    /// The test of `?null=`, in words ("–" without one).
+    test: String,
     intervals: Vec<IntervalCell>,
     has_data: bool,
     bar_width: String,
@@ -127,14 +132,59 @@ struct ShareRow {
     high_x: String,
 }
 
-fn share_row(
-    index: usize,
-    label: String,
+/// "at least L, at most U" from the primary method's one-sided bounds ("–" without).
+fn bounds_text(
+    bounds: Option<&OneSidedBounds>,
+    primary: Option<Primary>,
+    format: impl Fn(f64) -> String,
+) -> String {
+    let pick = |side: &OneSided| match primary? {
+        Primary::Anytime => side.anytime,
+        Primary::Exact => side.exact,
+        Primary::Chernoff => side.chernoff,
+    };
+    match bounds.and_then(|b| Some((pick(&b.lower)?, pick(&b.upper)?))) {
+        Some((low, high)) => format!("at least {}, at most {}", format(low), format(high)),
+        None => "–".to_owned(),
+    }
+}
+
+/// "p = 0.012 (anytime)" ("–" without a test).
+fn test_text(test: Option<&NullTest>) -> String {
+    match test.and_then(|t| Some((t.p_value?, t.test?))) {
+        Some((p, test)) => format!("p = {} ({})", p_text(p), method_field(test)),
+        None => "–".to_owned(),
+    }
+}
+
+/// A p-value with three significant digits, or "< 0.0001".
+fn p_text(p: f64) -> String {
+    if p < 1e-4 {
+        "< 0.0001".to_owned()
+    } else {
+        format!("{p:.4}")
+    }
+}
+
+/// One share's figures as the results give them.
+struct Share<'a> {
     reported: Option<u64>,
     estimate_clipped: Option<f64>,
-    intervals: &Intervals,
+    intervals: &'a Intervals,
     primary: Option<Primary>,
-) -> ShareRow {
+    bounds: Option<&'a OneSidedBounds>,
+    test: Option<&'a NullTest>,
+}
+
+fn share_row(index: usize, label: String, share: Share<'_>) -> ShareRow {
+    let Share {
+        reported,
+        estimate_clipped,
+        intervals,
+        primary,
+        bounds,
+        test,
+    } = share;
     // The chart draws the primary interval.
     let drawn = primary.and_then(|method| intervals.get(method));
     ShareRow {
@@ -142,6 +192,8 @@ fn share_row(
         label,
         reported: reported.map_or_else(|| "–".to_owned(), |n| n.to_string()),
         estimate: estimate_clipped.map_or_else(|| "–".to_owned(), percent),
+        bounds: bounds_text(bounds, primary, percent),
+        test: test_text(test),
         intervals: interval_cells(intervals, primary, percent),
         has_data: estimate_clipped.is_some() && drawn.is_some(),
         bar_width: track_x(estimate_clipped.unwrap_or(0.0), 0.0, 1.0),
@@ -161,6 +213,8 @@ struct MeanView {
     estimate: String,
     headings: Vec<IntervalHeading>,
     intervals: Vec<IntervalCell>,
+    /// The primary method's one-sided bounds in words.
+    bounds: String,
     primary_name: &'static str,
     has_data: bool,
     estimate_x: String,
@@ -191,6 +245,7 @@ fn mean_view(label: String, mean: &MeanResults) -> MeanView {
         estimate: mean.estimate_clipped.map_or_else(|| "–".to_owned(), number),
         headings: headings(mean.primary),
         intervals: interval_cells(&mean.intervals, mean.primary, number),
+        bounds: bounds_text(mean.bounds.as_ref(), mean.primary, number),
         primary_name: mean.primary.map_or("", |method| method_field(method)),
         has_data: mean.estimate_clipped.is_some() && drawn.is_some(),
         estimate_x: track_x(mean.estimate_clipped.unwrap_or(min), min, max),
@@ -216,6 +271,8 @@ struct QuestionCard {
     share_primary: &'static str,
     mean: Option<MeanView>,
     needed_5: u64,
+    /// The reports contradict the design (the consistency e-value passed 1 000).
+    flagged: bool,
 }
 
 /// The widest Chernoff half-width among the targets the planner sizes, as a fraction of
@@ -256,10 +313,14 @@ fn question_card(survey: &Survey, question: &QuestionResults) -> QuestionCard {
         shares.push(share_row(
             1,
             "Yes".to_owned(),
-            question.reported_yes,
-            question.estimate_clipped,
-            &question.intervals,
-            question.primary,
+            Share {
+                reported: question.reported_yes,
+                estimate_clipped: question.estimate_clipped,
+                intervals: &question.intervals,
+                primary: question.primary,
+                bounds: question.bounds.as_ref(),
+                test: question.test.as_ref(),
+            },
         ));
     }
     for (index, option) in question.options.iter().flatten().enumerate() {
@@ -267,11 +328,23 @@ fn question_card(survey: &Survey, question: &QuestionResults) -> QuestionCard {
         shares.push(share_row(
             index,
             option.label.clone(),
-            option.reported,
-            option.estimate_clipped,
-            &option.intervals,
-            option.primary,
+            Share {
+                reported: option.reported,
+                estimate_clipped: option.estimate_clipped,
+                intervals: &option.intervals,
+                primary: option.primary,
+                bounds: option.bounds.as_ref(),
+                test: option.test.as_ref(),
+            },
         ));
+    }
+    // Reports that contradict the design: a warning instead of a confident figure.
+    let flagged = question.consistency.is_some_and(|check| check.flagged);
+    if flagged {
+        for share in &mut shares {
+            share.estimate = "not shown".to_owned();
+            share.has_data = false;
+        }
     }
     let mean = question.mean.as_ref().map(|mean| {
         let label = match (question.question_type, question.options.as_deref()) {
@@ -298,6 +371,7 @@ fn question_card(survey: &Survey, question: &QuestionResults) -> QuestionCard {
         share_primary: share_primary.map_or("", method_field),
         mean,
         needed_5: question.respondents_needed_for_5_percent,
+        flagged,
     }
 }
 
@@ -336,6 +410,14 @@ struct ResultsView {
     unblinded_at: Option<u64>,
     /// Respondents for ±5 % by each way's primary interval, and Chernoff's guarantee.
     sizes: PlannedSizes,
+    /// The share tested (`?null=`) as the form shows it ("" without a test).
+    null: String,
+    /// Bonferroni across every target.
+    simultaneous: bool,
+    /// The level each target is computed at, in percent ("99.2") when simultaneous.
+    per_target_percent: String,
+    /// The live JSON's query: the page's confidence, test and simultaneity.
+    live_query: String,
 }
 
 /// A stopping rule in words.
@@ -425,6 +507,23 @@ fn results_view(
         primary_reason: results.primary_reason.clone(),
         unblinded_at: results.unblinded_at_responses,
         sizes,
+        null: results
+            .null
+            .map_or_else(String::new, |null| null.to_string()),
+        simultaneous: results.simultaneous,
+        per_target_percent: format!("{:.2}", results.per_target_confidence * 100.0),
+        live_query: format!(
+            "confidence={}{}{}",
+            results.confidence,
+            results
+                .null
+                .map_or_else(String::new, |null| format!("&null={null}")),
+            if results.simultaneous {
+                "&simultaneous=true"
+            } else {
+                ""
+            }
+        ),
     })
 }
 
@@ -433,17 +532,38 @@ fn respondent_link(request: &HttpRequest, slug: &Slug) -> Result<String, AppErro
     Ok(format!("{}/s/{slug}", crate::http::origin(request)?))
 }
 
-#[derive(Deserialize)]
-pub struct ConfidenceQuery {
-    confidence: Option<f64>,
-}
-
-/// The results page's query: the confidence level and the grouping question to break the
-/// results down by (default: the first).
+/// The live pages' query: the confidence level, the share to test, and whether the
+/// intervals are simultaneous (Bonferroni); the results page also takes the grouping
+/// question to break the results down by (default: the first).
 #[derive(Deserialize)]
 pub struct ResultsPageQuery {
     confidence: Option<f64>,
+    /// Blank (the page's form sends the field empty) is no test.
+    #[serde(default, deserialize_with = "blank_or_number")]
+    null: Option<f64>,
+    /// The page's checkbox: present when on.
+    simultaneous: Option<String>,
     by: Option<i64>,
+}
+
+fn blank_or_number<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<f64>, D::Error> {
+    let text = Option::<String>::deserialize(deserializer)?;
+    match text.as_deref().map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(text) => text.parse().map(Some).map_err(serde::de::Error::custom),
+    }
+}
+
+impl ResultsPageQuery {
+    fn asked(&self) -> researcher::AskedQuery {
+        researcher::AskedQuery {
+            confidence: self.confidence,
+            null: self.null,
+            simultaneous: Some(matches!(self.simultaneous.as_deref(), Some("on" | "true"))),
+        }
+    }
 }
 
 #[derive(Template)]
@@ -471,7 +591,7 @@ pub async fn results_page(
         &releases,
         &slug,
         signed_in.0.researcher,
-        query.confidence,
+        &query.asked(),
     )
     .await?;
     let view = results_view(&request, &survey, &computed)?;
@@ -556,14 +676,14 @@ pub async fn live_results(
     releases: web::Data<LiveReleases>,
     signed_in: SignedIn,
     slug: web::Path<String>,
-    query: web::Query<ConfidenceQuery>,
+    query: web::Query<ResultsPageQuery>,
 ) -> Page {
     let (_, computed) = researcher::owned_live_results(
         &db,
         &releases,
         &slug,
         signed_in.0.researcher,
-        query.confidence,
+        &query.asked(),
     )
     .await?;
     Ok(HttpResponse::Ok()
@@ -600,14 +720,14 @@ pub async fn present(
     releases: web::Data<LiveReleases>,
     signed_in: SignedIn,
     slug: web::Path<String>,
-    query: web::Query<ConfidenceQuery>,
+    query: web::Query<ResultsPageQuery>,
 ) -> Page {
     let (survey, computed) = researcher::owned_live_results(
         &db,
         &releases,
         &slug,
         signed_in.0.researcher,
-        query.confidence,
+        &query.asked(),
     )
     .await?;
     let view = results_view(&request, &survey, &computed)?;
