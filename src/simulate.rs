@@ -244,7 +244,18 @@ fn fail(context: &str, cause: impl fmt::Display) -> SimulationError {
 struct Definition {
     status: String,
     nonce: String,
-    questions: Vec<DefinitionQuestion>,
+    /// Randomized questions ([`DefinitionQuestion`]) and grouping questions (`"type":
+    /// "grouping"`, not randomized), told apart by [`parse_question`].
+    questions: Vec<serde_json::Value>,
+}
+
+impl Definition {
+    fn question_ids(&self) -> Vec<Option<i64>> {
+        self.questions
+            .iter()
+            .map(|question| question["id"].as_i64())
+            .collect()
+    }
 }
 
 #[derive(Deserialize)]
@@ -262,10 +273,39 @@ struct DefinitionQuestion {
 struct SurveyQuestion {
     id: i64,
     text: String,
+    /// A grouping question's: a choice over its options (so its truths are assigned as a
+    /// choice's), never used to randomize.
     design: QuestionDesign,
+    /// A grouping question: its answer is sent as given, and it has no estimate to check.
+    grouping: bool,
 }
 
-fn parse_question(question: &DefinitionQuestion) -> Result<SurveyQuestion, SimulationError> {
+/// A question of the definition: a grouping question's options, or a randomized question.
+fn parse_question(question: &serde_json::Value) -> Result<SurveyQuestion, SimulationError> {
+    if question["type"] == crate::domain::GROUPING_TYPE {
+        let id = question["id"].as_i64().unwrap_or_default();
+        let context = format!("grouping question {id} of the definition");
+        let options: Vec<String> =
+            serde_json::from_value(question["options"].clone()).map_err(|e| fail(&context, e))?;
+        let as_choice = DesignFields {
+            question_type: Some(QuestionType::Choice),
+            epsilon: Some(1.0),
+            options: Some(options),
+            ..DesignFields::default()
+        };
+        return Ok(SurveyQuestion {
+            id,
+            text: question["text"].as_str().unwrap_or_default().to_owned(),
+            design: QuestionDesign::parse(&context, &as_choice).map_err(|e| fail(&context, e))?,
+            grouping: true,
+        });
+    }
+    let question: DefinitionQuestion = serde_json::from_value(question.clone())
+        .map_err(|e| fail("unexpected survey definition", e))?;
+    parse_randomized(&question)
+}
+
+fn parse_randomized(question: &DefinitionQuestion) -> Result<SurveyQuestion, SimulationError> {
     let context = format!("question {} of the definition", question.id);
     let derived = matches!(
         question.design.design,
@@ -290,6 +330,7 @@ fn parse_question(question: &DefinitionQuestion) -> Result<SurveyQuestion, Simul
         id: question.id,
         text: question.text.clone(),
         design,
+        grouping: false,
     })
 }
 
@@ -435,6 +476,10 @@ fn assign_truths(
     for (question, truth) in questions.iter().zip(truths) {
         let (column, targets) = assign_question(question, truth, respondents, &mut rng)?;
         columns.push(column);
+        if question.grouping {
+            // Not randomized, not estimated: nothing to check.
+            continue;
+        }
         simulated.push(SimulatedQuestion {
             id: question.id,
             text: question.text.clone(),
@@ -579,10 +624,10 @@ impl Device<'_> {
         let definition = fetch_definition(self.client, self.definition_url).await?;
         let same_questions = definition.questions.len() == self.questions.len()
             && definition
-                .questions
+                .question_ids()
                 .iter()
                 .zip(self.questions)
-                .all(|(fetched, known)| fetched.id == known.id);
+                .all(|(fetched, known)| *fetched == Some(known.id));
         if !same_questions {
             return Err(fail(
                 "the survey changed",
@@ -606,6 +651,11 @@ impl Device<'_> {
         let mut rng = submission_rng(&device_bytes, &nonce);
         let mut reports = serde_json::Map::new();
         for (question, &answer) in self.questions.iter().zip(answers) {
+            if let (true, Answer::Index(option)) = (question.grouping, answer) {
+                // A grouping answer is sent as given: no draw.
+                reports.insert(question.id.to_string(), option.into());
+                continue;
+            }
             let report = question
                 .design
                 .mechanism()
@@ -672,6 +722,7 @@ mod tests {
             id,
             text: format!("Q{id}"),
             design: QuestionDesign::parse("q", &fields).unwrap(),
+            grouping: false,
         }
     }
 

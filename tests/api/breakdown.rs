@@ -291,3 +291,40 @@ async fn the_results_page_shows_the_breakdown_with_the_small_group_folded_and_th
     assert!(section.contains("Chess minus everyone else: "), "{section}");
     assert!(section.contains("% anytime interval"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn simulated_devices_send_their_grouping_answers_as_given() {
+    use deniable::simulate::{simulate, SimulationPlan, Truth};
+    let app = spawn_app().await;
+    let (token, slug, grouping, _) = open_grouped(&app, &definition(json!({}))).await;
+    let plan = SimulationPlan {
+        base_url: app.address.clone(),
+        survey: slug.clone(),
+        respondents: 60,
+        truths: vec![Truth::Options(vec![0.5, 0.3, 0.2]), Truth::Yes(0.3)],
+        concurrency: 4,
+        seed: 7,
+        reproducible: true,
+        confidence: 0.95,
+        token: None,
+    };
+    let outcome = simulate(&plan, &indicatif::ProgressBar::hidden())
+        .await
+        .expect("the simulation runs");
+    assert_eq!(outcome.submitted, 60);
+    assert_eq!(
+        outcome.questions.len(),
+        1,
+        "only the randomized question is checked"
+    );
+    app.owner_post(&token, &format!("/api/surveys/{slug}/close"))
+        .await;
+    let by = breakdown(&app, &token, &slug, grouping).await;
+    let sizes: Vec<u64> = by["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|group| group["n"].as_u64().unwrap())
+        .collect();
+    assert_eq!(sizes, [30, 18, 12]);
+}
