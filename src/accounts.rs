@@ -44,14 +44,20 @@ async fn derive_password(password: Password) -> Result<PasswordHash, AppError> {
         .map_err(AppError::internal)?
 }
 
+/// Adds a researcher with a password (`deniable researcher add`); the first account adopts
+/// the demo survey.
 pub async fn add_researcher(
     db: &Database,
     email: Email,
     password: Password,
 ) -> Result<(), AppError> {
     let hash = derive_password(password).await?;
-    db.write(move |connection| queries::insert_researcher(connection, &email, &hash))
-        .await?;
+    db.write(move |connection| {
+        queries::insert_researcher(connection, &email, &hash)?;
+        // The first account adopts the demo survey (nothing happens for later ones).
+        queries::adopt_demo_survey(connection)
+    })
+    .await?;
     Ok(())
 }
 
@@ -138,6 +144,8 @@ pub async fn sign_up(
     db.write(move |connection| {
         queries::consume_signup_link(connection, &link_hash, now)?;
         let researcher = queries::insert_researcher(connection, &email, &hash)?;
+        // The first account (made with the setup link) adopts the demo survey.
+        queries::adopt_demo_survey(connection)?;
         start_session(connection, &session_hash, researcher, now)
     })
     .await?;

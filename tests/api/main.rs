@@ -9,6 +9,7 @@ mod backup;
 mod bad_input;
 mod contract;
 mod csv_safety;
+mod demo;
 mod designs;
 mod hardening;
 mod headers;
