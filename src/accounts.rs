@@ -8,7 +8,8 @@ use rusqlite::Connection;
 use crate::crypto::PasswordHash;
 use crate::db::{queries, Database};
 use crate::domain::{
-    ApiToken, Email, Password, ResearcherId, SecretToken, Slug, Survey, SurveyDefinition, TokenHash,
+    ApiToken, Email, Password, ResearcherId, SecretToken, Slug, Survey, SurveyDefinition,
+    SurveyStatus, TokenHash,
 };
 use crate::error::AppError;
 
@@ -82,6 +83,24 @@ pub async fn create_survey(
             .map(ResearcherId::from_stored)
             .ok_or(AppError::NotFound("researcher"))?;
         queries::insert_draft(connection, owner_id, &slug, &definition)
+    })
+    .await
+}
+
+/// Moves a survey from `from` to `to` for whoever runs the command line (it can write the
+/// database file, so it acts for the owner): `deniable survey open` and `close`. A running
+/// server reads surveys from the file on every request, so it shows the change at once.
+pub async fn change_survey_status(
+    db: &Database,
+    slug: Slug,
+    from: SurveyStatus,
+    to: SurveyStatus,
+) -> Result<Survey, AppError> {
+    db.write(move |connection| {
+        let owner =
+            queries::survey_owner(connection, &slug)?.ok_or(AppError::NotFound("survey"))?;
+        queries::change_status(connection, &slug, owner, from, to)?;
+        queries::find_survey(connection, &slug)?.ok_or(AppError::NotFound("survey"))
     })
     .await
 }

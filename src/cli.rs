@@ -1,5 +1,5 @@
 //! The command line: `deniable [serve]`, `researcher add`, `token create`, `survey create`,
-//! `invitations create`, `backup`, `restore`, `simulate`.
+//! `survey open`, `survey close`, `invitations create`, `backup`, `restore`, `simulate`.
 
 use std::io::{BufRead, IsTerminal};
 use std::num::NonZeroU32;
@@ -11,7 +11,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::db::{backup, queries};
 use crate::domain::{
-    Email, InvitationCount, Password, Slug, SurveyDefinition, SurveyDefinitionInput,
+    Email, InvitationCount, Password, Slug, Survey, SurveyDefinition, SurveyDefinitionInput,
+    SurveyStatus,
 };
 use crate::error::AppError;
 use crate::http::{PublicUrl, Settings};
@@ -181,6 +182,22 @@ enum SurveyCommand {
         #[command(flatten)]
         database: DatabaseArgs,
     },
+    /// Open a draft survey: respondents can answer at /s/SLUG, and its questions and ε can
+    /// no longer change. A running server on the same database shows it at once.
+    Open {
+        /// The survey's slug.
+        slug: String,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+    /// Close an open survey for good: it takes no more responses, and its results are
+    /// released in full. A running server on the same database shows it at once.
+    Close {
+        /// The survey's slug.
+        slug: String,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -302,8 +319,26 @@ pub async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             let db = crate::db::Database::open(&database.db)?;
             let survey = accounts::create_survey(&db, Email::parse(&owner)?, definition).await?;
             println!(
-                "Created draft survey {slug}; open it with POST /api/surveys/{slug}/open. \
+                "Created draft survey {slug}; open it with `deniable survey open {slug}`. \
                  Respondents will answer at /s/{slug}",
+                slug = survey.slug
+            );
+            Ok(())
+        }
+        Some(Command::Survey(SurveyCommand::Open { slug, database })) => {
+            let survey =
+                change_status(&database, &slug, SurveyStatus::Draft, SurveyStatus::Open).await?;
+            println!(
+                "Opened survey {slug}: respondents answer at /s/{slug}.",
+                slug = survey.slug
+            );
+            Ok(())
+        }
+        Some(Command::Survey(SurveyCommand::Close { slug, database })) => {
+            let survey =
+                change_status(&database, &slug, SurveyStatus::Open, SurveyStatus::Closed).await?;
+            println!(
+                "Closed survey {slug}: it takes no more responses; its results are complete.",
                 slug = survey.slug
             );
             Ok(())
@@ -353,6 +388,26 @@ pub async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             Ok(())
         }
         Some(Command::Simulate(args)) => simulate_command(args).await,
+    }
+}
+
+/// `survey open` and `survey close`: the change, with the errors a newcomer can act on.
+async fn change_status(
+    database: &DatabaseArgs,
+    slug: &str,
+    from: SurveyStatus,
+    to: SurveyStatus,
+) -> Result<Survey, Box<dyn std::error::Error>> {
+    let slug = Slug::parse(slug)?;
+    let db = crate::db::Database::open(&database.db)?;
+    match accounts::change_survey_status(&db, slug.clone(), from, to).await {
+        Err(AppError::NotFound(_)) => Err(format!(
+            "no survey {slug} in {}; `deniable survey create` makes one",
+            database.db.display()
+        )
+        .into()),
+        Err(AppError::Conflict { message, .. }) => Err(format!("survey {slug}: {message}").into()),
+        other => Ok(other?),
     }
 }
 

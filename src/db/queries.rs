@@ -102,6 +102,21 @@ pub fn researcher_id(connection: &Connection, email: &Email) -> Result<Option<i6
         .optional()?)
 }
 
+/// Who owns the survey with this slug; `None` when there is none.
+pub fn survey_owner(
+    connection: &Connection,
+    slug: &Slug,
+) -> Result<Option<ResearcherId>, AppError> {
+    Ok(connection
+        .query_row(
+            "SELECT owner_id FROM surveys WHERE slug = ?1",
+            [slug.as_str()],
+            |row| row.get(0),
+        )
+        .optional()?
+        .map(ResearcherId::from_stored))
+}
+
 pub fn researcher_for_token(
     connection: &Connection,
     token: &TokenHash,
@@ -375,8 +390,13 @@ pub fn change_status(
         Some(survey) => Err(AppError::conflict(
             "invalid_status_change",
             format!(
-                "the survey is {}; only a {} survey can become {}",
+                "the survey is {}; only {} {} survey can become {}",
                 survey.status.as_str(),
+                if from == SurveyStatus::Open {
+                    "an"
+                } else {
+                    "a"
+                },
                 from.as_str(),
                 to.as_str()
             ),

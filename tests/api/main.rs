@@ -7,6 +7,7 @@ mod workspace;
 mod at_rest;
 mod backup;
 mod bad_input;
+mod cli;
 mod contract;
 mod csv_safety;
 mod demo;

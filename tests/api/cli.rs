@@ -1,0 +1,199 @@
+//! The command line against the database file a running server uses: `survey open` and
+//! `survey close` show on the server at once, and each command-line error says what to do.
+
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+
+use serde_json::{json, Value};
+
+use crate::workspace::PASSWORD;
+
+/// The real binary with `args`, `stdin` on its standard input.
+pub fn deniable(args: &[&str], stdin: &str) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_deniable"))
+        .args(args)
+        .env_remove("DENIABLE_DB")
+        .env_remove("DENIABLE_ADDR")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(stdin.as_bytes()).unwrap();
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+/// `deniable ARGS --db DB`, which must succeed; its standard output.
+pub fn deniable_ok(db: &Path, args: &[&str], stdin: &str) -> String {
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--db", db.to_str().unwrap()]);
+    let output = deniable(&all, stdin);
+    assert!(output.status.success(), "deniable {all:?}: {output:?}");
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// `deniable ARGS`, which must fail; its standard error.
+pub fn deniable_fails(args: &[&str]) -> String {
+    let output = deniable(args, "");
+    assert!(
+        !output.status.success(),
+        "deniable {args:?} succeeded: {output:?}"
+    );
+    String::from_utf8(output.stderr).unwrap()
+}
+
+/// Stops the child server however the test ends.
+pub struct Server {
+    child: Child,
+    pub address: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The real binary serving `db` (with `args` before the rest) on a free port.
+pub fn serve(db: &Path, args: &[&str]) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_deniable"))
+        .args(args)
+        .args([
+            "--addr",
+            "127.0.0.1:0",
+            "--submissions-per-minute",
+            "0",
+            "--db",
+        ])
+        .arg(db)
+        .env_remove("DENIABLE_STATIC_DIR")
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let address = crate::common::serving_address(child.stdout.take().unwrap());
+    Server { child, address }
+}
+
+/// A researcher and a draft survey of one yes/no question, made with the command line.
+fn draft_with_the_command_line(db: &Path, directory: &Path) -> String {
+    deniable_ok(
+        db,
+        &["researcher", "add", "owner@example.org"],
+        &format!("{PASSWORD}\n"),
+    );
+    let file = directory.join("survey.json");
+    std::fs::write(
+        &file,
+        json!({"title": "Exam honesty", "description": "One question.",
+               "questions": [{"text": "Did you cheat?", "epsilon": 1.0}]})
+        .to_string(),
+    )
+    .unwrap();
+    let created = deniable_ok(
+        db,
+        &[
+            "survey",
+            "create",
+            "--owner",
+            "owner@example.org",
+            "--file",
+            file.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(created.contains("deniable survey open"), "{created}");
+    created
+        .split_whitespace()
+        .nth(3)
+        .unwrap()
+        .trim_end_matches(';')
+        .to_owned()
+}
+
+async fn status_on_the_server(client: &reqwest::Client, server: &Server, slug: &str) -> String {
+    let response = client
+        .get(format!("{}/api/surveys/{slug}", server.address))
+        .send()
+        .await
+        .unwrap();
+    if response.status() == 404 {
+        return "not public".to_owned();
+    }
+    let body: Value = response.json().await.unwrap();
+    body["status"].as_str().unwrap().to_owned()
+}
+
+/// A response to the survey's one question; the status code.
+async fn submit(client: &reqwest::Client, server: &Server, slug: &str, question: i64) -> u16 {
+    client
+        .post(format!("{}/api/surveys/{slug}/responses", server.address))
+        .json(&json!({"answers": {question.to_string(): 1}}))
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+#[tokio::test]
+async fn survey_open_and_close_on_the_command_line_show_on_the_running_server_at_once() {
+    let directory = tempfile::tempdir().unwrap();
+    let db = directory.path().join("deniable.db");
+    let server = serve(&db, &["serve"]);
+    let client = reqwest::Client::new();
+    let slug = {
+        let (db, path) = (db.clone(), directory.path().to_owned());
+        tokio::task::spawn_blocking(move || draft_with_the_command_line(&db, &path))
+            .await
+            .unwrap()
+    };
+    assert_eq!(
+        status_on_the_server(&client, &server, &slug).await,
+        "not public"
+    );
+
+    let opened = deniable_ok(&db, &["survey", "open", &slug], "");
+    assert!(opened.contains(&format!("/s/{slug}")), "{opened}");
+    assert_eq!(status_on_the_server(&client, &server, &slug).await, "open");
+    let survey: Value = client
+        .get(format!("{}/api/surveys/{slug}", server.address))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let question = survey["questions"][0]["id"].as_i64().unwrap();
+    assert_eq!(submit(&client, &server, &slug, question).await, 201);
+
+    let closed = deniable_ok(&db, &["survey", "close", &slug], "");
+    assert!(closed.contains("no more responses"), "{closed}");
+    assert_eq!(
+        status_on_the_server(&client, &server, &slug).await,
+        "closed"
+    );
+    assert_eq!(
+        submit(&client, &server, &slug, question).await,
+        409,
+        "the server refuses at once, though it had the survey in memory as open"
+    );
+
+    let again = deniable_fails(&["survey", "close", &slug, "--db", db.to_str().unwrap()]);
+    assert!(
+        again.contains("survey exam-honesty")
+            && again.contains("the survey is closed; only an open survey can become closed"),
+        "{again}"
+    );
+    let unknown = deniable_fails(&["survey", "open", "nope", "--db", db.to_str().unwrap()]);
+    assert!(
+        unknown.contains("no survey nope in") && unknown.contains("deniable survey create"),
+        "{unknown}"
+    );
+}
