@@ -28,9 +28,15 @@ use crate::{accounts, invitations};
     long_about = "Deniable serves surveys whose answers are randomized on each respondent's \
                   device before anything is sent, so the server only holds deniable reports; \
                   researchers get debiased estimates with confidence intervals.\n\n\
-                  Without a subcommand, `deniable` serves on 127.0.0.1:8080 with ./deniable.db."
+                  Without a subcommand, `deniable` serves (on 127.0.0.1:8080 with ./deniable.db \
+                  unless told otherwise): `deniable --addr 0.0.0.0:8080` is \
+                  `deniable serve --addr 0.0.0.0:8080`.",
+    args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
+    /// `serve`'s options, taken without the word `serve` too.
+    #[command(flatten, next_help_heading = "Options of serve, the default command")]
+    serve: ServeArgs,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -75,9 +81,26 @@ enum Command {
 
 #[derive(Debug, Args)]
 struct DatabaseArgs {
-    /// The SQLite database file (created on first use).
+    /// The SQLite database file (`serve` and `researcher add` create it; the other
+    /// commands need it to exist).
     #[arg(long, env = "DENIABLE_DB", default_value = "deniable.db")]
     db: PathBuf,
+}
+
+impl DatabaseArgs {
+    /// Opens the database for a command that only changes what is in it: a mistyped path
+    /// is refused instead of becoming a new, empty database the server never reads.
+    fn open_existing(&self) -> Result<crate::db::Database, Box<dyn std::error::Error>> {
+        if !self.db.is_file() {
+            return Err(format!(
+                "no database at {path}: give --db (or DENIABLE_DB) the file the server \
+                 uses; `deniable serve --db {path}` or `deniable researcher add` creates one",
+                path = self.db.display()
+            )
+            .into());
+        }
+        Ok(crate::db::Database::open(&self.db)?)
+    }
 }
 
 #[derive(Debug, Args)]
@@ -129,18 +152,6 @@ struct ServeArgs {
     /// a TLS-terminating proxy (X-Forwarded-Host/-Proto and Forwarded are never believed).
     #[arg(long, env = "DENIABLE_PUBLIC_URL", value_name = "URL")]
     public_url: Option<PublicUrl>,
-}
-
-impl ServeArgs {
-    /// The defaults and environment variables, as when no subcommand is given.
-    fn parse_from_env() -> Self {
-        #[derive(Parser)]
-        struct Only {
-            #[command(flatten)]
-            serve: ServeArgs,
-        }
-        Only::parse_from(["deniable"]).serve
-    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -287,7 +298,7 @@ struct SimulateArgs {
 /// Runs the parsed command line.
 pub async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     match cli.command {
-        None => serve_command(ServeArgs::parse_from_env()).await,
+        None => serve_command(cli.serve).await,
         Some(Command::Serve(args)) => serve_command(args).await,
         Some(Command::Researcher(ResearcherCommand::Add { email, database })) => {
             let email = Email::parse(&email)?;
@@ -298,7 +309,7 @@ pub async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             Ok(())
         }
         Some(Command::Token(TokenCommand::Create { email, database })) => {
-            let db = crate::db::Database::open(&database.db)?;
+            let db = database.open_existing()?;
             let token = accounts::create_token(&db, Email::parse(&email)?).await?;
             eprintln!(
                 "A new API token (shown only now; send it as `Authorization: Bearer <token>`):"
@@ -316,7 +327,7 @@ pub async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             let input: SurveyDefinitionInput = serde_json::from_str(&text)
                 .map_err(|e| format!("{} is not a survey definition: {e}", file.display()))?;
             let definition = SurveyDefinition::parse(input)?;
-            let db = crate::db::Database::open(&database.db)?;
+            let db = database.open_existing()?;
             let survey = accounts::create_survey(&db, Email::parse(&owner)?, definition).await?;
             println!(
                 "Created draft survey {slug}; open it with `deniable survey open {slug}`. \
@@ -351,7 +362,7 @@ pub async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         })) => {
             let slug = Slug::parse(&survey)?;
             let count = InvitationCount::parse(count)?;
-            let db = crate::db::Database::open(&database.db)?;
+            let db = database.open_existing()?;
             let lookup = slug.clone();
             let survey = db
                 .read(move |connection| queries::find_survey(connection, &lookup))
@@ -399,7 +410,7 @@ async fn change_status(
     to: SurveyStatus,
 ) -> Result<Survey, Box<dyn std::error::Error>> {
     let slug = Slug::parse(slug)?;
-    let db = crate::db::Database::open(&database.db)?;
+    let db = database.open_existing()?;
     match accounts::change_survey_status(&db, slug.clone(), from, to).await {
         Err(AppError::NotFound(_)) => Err(format!(
             "no survey {slug} in {}; `deniable survey create` makes one",

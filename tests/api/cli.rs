@@ -197,3 +197,72 @@ async fn survey_open_and_close_on_the_command_line_show_on_the_running_server_at
         "{unknown}"
     );
 }
+
+#[test]
+fn token_and_survey_commands_refuse_a_path_with_no_database_instead_of_creating_one() {
+    let directory = tempfile::tempdir().unwrap();
+    let missing = directory.path().join("typo.db");
+    let missing = missing.to_str().unwrap();
+    let file = directory.path().join("survey.json");
+    std::fs::write(
+        &file,
+        json!({"title": "T", "description": "D", "questions": [{"text": "Q?", "epsilon": 1.0}]})
+            .to_string(),
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+    for args in [
+        &["token", "create", "owner@example.org", "--db", missing][..],
+        &[
+            "survey",
+            "create",
+            "--owner",
+            "o@example.org",
+            "--file",
+            file,
+            "--db",
+            missing,
+        ],
+        &["survey", "open", "demo", "--db", missing],
+        &["survey", "close", "demo", "--db", missing],
+        &[
+            "invitations",
+            "create",
+            "--survey",
+            "demo",
+            "--count",
+            "1",
+            "--db",
+            missing,
+        ],
+    ] {
+        let error = deniable_fails(args);
+        assert!(
+            error.contains(&format!("no database at {missing}"))
+                && error.contains("--db")
+                && error.contains("deniable serve --db"),
+            "{args:?}: {error}"
+        );
+        assert!(!Path::new(missing).exists(), "{args:?} created a database");
+    }
+}
+
+#[tokio::test]
+async fn serve_options_work_without_the_word_serve() {
+    let directory = tempfile::tempdir().unwrap();
+    let db = directory.path().join("deniable.db");
+    let server = serve(&db, &[]);
+    let health = reqwest::get(format!("{}/healthz", server.address))
+        .await
+        .unwrap();
+    assert_eq!(health.status(), 200);
+    let help = deniable(&["--help"], "");
+    let help = String::from_utf8(help.stdout).unwrap();
+    assert!(
+        help.contains("Options of serve, the default command"),
+        "{help}"
+    );
+    assert!(help.contains("`deniable serve --addr"), "{help}");
+    let mixed = deniable_fails(&["--addr", "127.0.0.1:0", "token", "create", "a@example.org"]);
+    assert!(mixed.contains("cannot be used with"), "{mixed}");
+}
