@@ -266,3 +266,37 @@ async fn serve_options_work_without_the_word_serve() {
     let mixed = deniable_fails(&["--addr", "127.0.0.1:0", "token", "create", "a@example.org"]);
     assert!(mixed.contains("cannot be used with"), "{mixed}");
 }
+
+#[test]
+fn an_epsilon_out_of_range_is_refused_in_one_sentence_naming_the_question() {
+    let directory = tempfile::tempdir().unwrap();
+    let db = directory.path().join("deniable.db");
+    deniable_ok(
+        &db,
+        &["researcher", "add", "owner@example.org"],
+        &format!("{PASSWORD}\n"),
+    );
+    let file = directory.path().join("survey.json");
+    std::fs::write(
+        &file,
+        json!({"title": "T", "description": "D",
+               "questions": [{"text": "Q?", "epsilon": 1.0}, {"text": "R?", "epsilon": 50}]})
+        .to_string(),
+    )
+    .unwrap();
+    let error = deniable_fails(&[
+        "survey",
+        "create",
+        "--owner",
+        "owner@example.org",
+        "--file",
+        file.to_str().unwrap(),
+        "--db",
+        db.to_str().unwrap(),
+    ]);
+    assert!(
+        error.contains("questions[1].epsilon must be between 0.01 and 20 (got 50)"),
+        "{error}"
+    );
+    assert_eq!(error.matches("between").count(), 1, "{error}");
+}
