@@ -564,6 +564,38 @@ async fn simulate_command(args: SimulateArgs) -> Result<(), Box<dyn std::error::
         outcome.submitted as f64 / seconds
     );
     let checks = outcome.checks();
+    // The truths are this run's; the estimates are the survey's, over every response it
+    // holds (earlier runs and real respondents too): say so, and warn when they differ.
+    let held = |id: i64| {
+        outcome
+            .results
+            .as_ref()
+            .and_then(|results| results.questions.iter().find(|q| q.id == id))
+            .map(|q| q.n)
+    };
+    if outcome.results.is_some() {
+        println!(
+            "Truths: this run's {} respondents. Estimates and intervals: the survey's \
+             results, over all the responses it holds (n below).",
+            outcome.submitted
+        );
+        let before = outcome
+            .questions
+            .iter()
+            .filter_map(|question| held(question.id))
+            .max()
+            .unwrap_or(0)
+            .saturating_sub(outcome.submitted as u64);
+        if before > 0 {
+            println!(
+                "The survey held up to {before} responses before this run: its estimates \
+                 mix them in, so they need not match this run's truths. Simulate on a fresh \
+                 survey to check the intervals."
+            );
+        }
+    } else {
+        println!("Truths: this run's {} respondents.", outcome.submitted);
+    }
     for (index, question) in outcome.questions.iter().enumerate() {
         println!(
             "Q{} (id {}, {}, {}): {}",
@@ -578,7 +610,7 @@ async fn simulate_command(args: SimulateArgs) -> Result<(), Box<dyn std::error::
                 .iter()
                 .find(|c| c.question_id == question.id && c.target == target.name);
             let Some(check) = check.filter(|c| c.estimate.is_some()) else {
-                println!("    {}: truth {:.4}", target.name, target.truth);
+                println!("    {}: this run's truth {:.4}", target.name, target.truth);
                 continue;
             };
             let intervals: Vec<String> = check
@@ -594,10 +626,11 @@ async fn simulate_command(args: SimulateArgs) -> Result<(), Box<dyn std::error::
                 })
                 .collect();
             println!(
-                "    {}: truth {:.4}, estimate {:.4}; {}",
+                "    {}: this run's truth {:.4}, survey estimate {:.4} (n = {}); {}",
                 target.name,
                 target.truth,
                 check.estimate.unwrap_or(f64::NAN),
+                held(question.id).unwrap_or(0),
                 intervals.join("; ")
             );
         }
@@ -608,8 +641,8 @@ async fn simulate_command(args: SimulateArgs) -> Result<(), Box<dyn std::error::
         let intervals: usize = checks.iter().map(|c| c.intervals.len()).sum();
         let misses: usize = checks.iter().map(|c| c.misses().len()).sum();
         println!(
-            "{} of {intervals} intervals cover their truth, each at {} % for its own target \
-             ({} targets).",
+            "{} of {intervals} intervals cover this run's truth, each at {} % for its own \
+             target ({} targets).",
             intervals - misses,
             plan.confidence * 100.0,
             checks.len()

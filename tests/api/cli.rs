@@ -300,3 +300,92 @@ fn an_epsilon_out_of_range_is_refused_in_one_sentence_naming_the_question() {
     );
     assert_eq!(error.matches("between").count(), 1, "{error}");
 }
+
+#[test]
+fn simulate_against_no_server_asks_whether_it_is_running() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}");
+    let error = deniable_fails(&["simulate", "--url", &url, "--truth", "0.3,0.2,0.1"]);
+    assert!(
+        error.contains(&format!(
+            "connection refused — is the server running at {url}?"
+        )),
+        "{error}"
+    );
+}
+
+#[test]
+fn simulate_refuses_an_invalid_url_with_the_reason() {
+    for (url, reason) in [
+        (
+            "localhost:8080",
+            "the scheme is localhost, not http or https",
+        ),
+        ("127.0.0.1:8080", "must start with http:// or https://"),
+        (
+            "http://127.0.0.1:8080/s/demo",
+            "it has a path (/s/demo); name the survey with --survey",
+        ),
+        ("ftp://example.org", "the scheme is ftp"),
+    ] {
+        let error = deniable_fails(&["simulate", "--url", url, "--truth", "0.3"]);
+        assert!(
+            error.contains(&format!("--url {url:?} is not a server's base URL"))
+                && error.contains(reason)
+                && error.contains("http://127.0.0.1:8080"),
+            "{url}: {error}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn simulate_labels_this_runs_truths_against_the_surveys_cumulative_estimates() {
+    let app = crate::common::spawn_app().await;
+    // The first researcher owns the demo; it already holds one real response.
+    let token = app.researcher_with_token("first@example.org").await;
+    app.submit_ok("demo", json!({"1": 1, "2": 0, "3": 1})).await;
+    let address = app.address.clone();
+    let output = tokio::task::spawn_blocking(move || {
+        deniable(
+            &[
+                "simulate",
+                "--url",
+                &address,
+                "--respondents",
+                "40",
+                "--reproducible",
+                "--truth",
+                "0.3,0.2,0.1",
+                "--token",
+                &token,
+            ],
+            "",
+        )
+    })
+    .await
+    .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let printed = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        printed.contains("Truths: this run's 40 respondents."),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("the survey's results, over all the responses it holds"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("held up to 1 responses before this run"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("yes: this run's truth 0.3000, survey estimate"),
+        "{printed}"
+    );
+    assert!(printed.contains("(n = 41)"), "{printed}");
+    assert!(printed.contains("cover this run's truth"), "{printed}");
+}
