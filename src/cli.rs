@@ -1,5 +1,6 @@
 //! The command line: `deniable [serve]`, `researcher add`, `token create`, `survey create`,
-//! `survey open`, `survey close`, `invitations create`, `backup`, `restore`, `simulate`.
+//! `survey open`, `survey close`, `invitations create`, `backup`, `restore`, `simulate`,
+//! `verify`.
 
 use std::io::{BufRead, IsTerminal};
 use std::num::NonZeroU32;
@@ -18,7 +19,7 @@ use crate::error::AppError;
 use crate::http::{PublicUrl, Settings};
 use crate::serve;
 use crate::simulate::{simulate, SimulationPlan, Truth};
-use crate::{accounts, invitations};
+use crate::{accounts, invitations, verify};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -77,6 +78,25 @@ enum Command {
     /// every question type, then compare the estimates and intervals with the truths. The
     /// demo and the load generator.
     Simulate(SimulateArgs),
+    /// Check that a running survey serves this binary's code: fetch its form page, every
+    /// script, style and WebAssembly module it loads, compare each byte for byte with the
+    /// copy built into this binary and print its SHA-256 (ok or DIFFERENT). Exits non-zero
+    /// on any difference. It checks what was served to this request, not to others.
+    Verify(VerifyArgs),
+}
+
+#[derive(Debug, Args)]
+struct VerifyArgs {
+    /// A survey link (http://host:port/s/SLUG), or the server's base URL with --survey.
+    #[arg(required_unless_present = "print_hashes")]
+    url: Option<String>,
+    /// The survey's slug, when URL is the server's base URL.
+    #[arg(long)]
+    survey: Option<String>,
+    /// Print the SHA-256 of every file built into this binary (what a release publishes),
+    /// and fetch nothing.
+    #[arg(long, conflicts_with_all = ["url", "survey"])]
+    print_hashes: bool,
 }
 
 #[derive(Debug, Args)]
@@ -399,6 +419,7 @@ pub async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             Ok(())
         }
         Some(Command::Simulate(args)) => simulate_command(args).await,
+        Some(Command::Verify(args)) => verify_command(args).await,
     }
 }
 
@@ -420,6 +441,44 @@ async fn change_status(
         Err(AppError::Conflict { message, .. }) => Err(format!("survey {slug}: {message}").into()),
         other => Ok(other?),
     }
+}
+
+async fn verify_command(args: VerifyArgs) -> Result<(), Box<dyn std::error::Error>> {
+    if args.print_hashes {
+        println!(
+            "# SHA-256 of the files built into deniable {}",
+            env!("CARGO_PKG_VERSION")
+        );
+        for (name, hash) in verify::built_in_hashes() {
+            println!("{hash}  {name}");
+        }
+        return Ok(());
+    }
+    let url = args.url.as_deref().unwrap_or_default();
+    let page = verify::form_page(url, args.survey.as_deref())?;
+    println!(
+        "Checking what {page} serves against deniable {}:",
+        env!("CARGO_PKG_VERSION")
+    );
+    let checks = verify::verify(&page).await?;
+    for check in &checks {
+        println!("{check}");
+    }
+    let different = checks.iter().filter(|check| !check.ok()).count();
+    if different > 0 {
+        return Err(format!(
+            "{different} of {} files differ from this binary's: this server does not serve \
+             the code of this release to this request",
+            checks.len()
+        )
+        .into());
+    }
+    println!(
+        "All {} files are this binary's, byte for byte. This checks what was served to this \
+         request, not what others are served.",
+        checks.len()
+    );
+    Ok(())
 }
 
 async fn serve_command(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {

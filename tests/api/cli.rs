@@ -389,3 +389,80 @@ async fn simulate_labels_this_runs_truths_against_the_surveys_cumulative_estimat
     assert!(printed.contains("(n = 41)"), "{printed}");
     assert!(printed.contains("cover this run's truth"), "{printed}");
 }
+
+#[tokio::test]
+async fn verify_passes_against_this_binary_and_fails_against_a_changed_form_js() {
+    let directory = tempfile::tempdir().unwrap();
+    let db = directory.path().join("deniable.db");
+    let server = serve(&db, &["serve"]);
+    let link = format!("{}/s/demo", server.address);
+    let output = tokio::task::spawn_blocking(move || deniable(&["verify", &link], ""))
+        .await
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let printed = String::from_utf8(output.stdout).unwrap();
+    for file in [
+        "form.js",
+        "form-core.js",
+        "form.css",
+        "randomized_response.wasm",
+    ] {
+        let hash = hex_sha256(&std::fs::read(format!("static/{file}")).unwrap());
+        assert!(
+            printed.contains(&format!("ok         {hash}  /static/{file}")),
+            "{file}: {printed}"
+        );
+    }
+    drop(server);
+
+    // The same server, but serving its files from a directory with a changed form.js.
+    let changed = directory.path().join("static");
+    std::fs::create_dir(&changed).unwrap();
+    for entry in std::fs::read_dir("static").unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), changed.join(entry.file_name())).unwrap();
+    }
+    let mut form = std::fs::read_to_string(changed.join("form.js")).unwrap();
+    form.push_str("\n// sends the true answers elsewhere\n");
+    std::fs::write(changed.join("form.js"), form).unwrap();
+    let server = serve(&db, &["serve", "--static-dir", changed.to_str().unwrap()]);
+    let (base, address) = (server.address.clone(), server.address.clone());
+    let output =
+        tokio::task::spawn_blocking(move || deniable(&["verify", &base, "--survey", "demo"], ""))
+            .await
+            .unwrap();
+    assert!(!output.status.success(), "{output:?}");
+    let printed = String::from_utf8(output.stdout).unwrap();
+    let error = String::from_utf8(output.stderr).unwrap();
+    assert!(printed.contains(&format!("{address}/s/demo")), "{printed}");
+    assert!(
+        printed.lines().any(|line| line.starts_with("DIFFERENT")
+            && line.contains("/static/form.js (this binary's copy:")),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("ok         "),
+        "the other files still match: {printed}"
+    );
+    assert!(error.contains("1 of 5 files differ"), "{error}");
+}
+
+#[test]
+fn verify_print_hashes_lists_every_built_in_file() {
+    let output = deniable(&["verify", "--print-hashes"], "");
+    assert!(output.status.success(), "{output:?}");
+    let printed = String::from_utf8(output.stdout).unwrap();
+    for entry in std::fs::read_dir("static").unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name().into_string().unwrap();
+        let hash = hex_sha256(&std::fs::read(entry.path()).unwrap());
+        assert!(
+            printed.contains(&format!("{hash}  {name}\n")),
+            "{name}: {printed}"
+        );
+    }
+}
+
+fn hex_sha256(bytes: &[u8]) -> String {
+    hex::encode(deniable::crypto::sha256(bytes))
+}
