@@ -20,3 +20,4 @@ pub mod live;
 pub mod results;
 pub mod serve;
 pub mod simulate;
+pub mod verify;

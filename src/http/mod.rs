@@ -9,6 +9,7 @@ mod rate_limit;
 mod researcher;
 mod respondent;
 mod static_files;
+pub use static_files::{built_in, built_in_names};
 mod survey_form;
 mod workspace;
 
