@@ -174,3 +174,44 @@ async fn a_survey_needs_a_randomized_question_and_a_grouping_question_takes_no_e
         {"type": "grouping", "text": "Year", "options": ["a"]}, {"text": "q", "epsilon": 1}]});
     assert_eq!(app.create_survey(&token, &one_option).await.status(), 400);
 }
+
+#[tokio::test]
+async fn the_builder_adds_a_grouping_question_with_its_warning_and_no_epsilon() {
+    let app = spawn_app().await;
+    let mut browser = crate::workspace::signed_in(&app, "builder@example.org").await;
+    let slug = browser
+        .create_draft("Sport survey", "Have you doped?")
+        .await;
+    let added = browser
+        .post_with_csrf(
+            &format!("/surveys/{slug}/questions"),
+            &[
+                ("text", "Which sport?"),
+                ("type", "grouping"),
+                ("options", "Rowing\nJudo\n\nChess"),
+                ("epsilon", "1"),
+            ],
+        )
+        .await;
+    assert_eq!(added.status(), 303);
+    let page = browser.get_html(&format!("/surveys/{slug}/edit")).await;
+    assert!(
+        page.contains("It must not be sensitive"),
+        "the builder warns"
+    );
+    assert!(page.contains("<option value=\"grouping\" data-design=\"grouping\" selected>"));
+    assert!(page.contains(">1.00</output>"), "the total ε leaves it out");
+    // The only randomized question cannot become a grouping one, nor be deleted.
+    let first = crate::workspace::question_ids(&app, &slug)[0];
+    let refused = browser
+        .post_with_csrf(
+            &format!("/surveys/{slug}/questions/{first}"),
+            &[("text", "Year?"), ("type", "grouping"), ("options", "a\nb")],
+        )
+        .await;
+    assert_eq!(refused.status(), 409);
+    let refused = browser
+        .post_with_csrf(&format!("/surveys/{slug}/questions/{first}/delete"), &[])
+        .await;
+    assert_eq!(refused.status(), 409);
+}
