@@ -322,9 +322,13 @@ pub async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 .read(move |connection| queries::find_survey(connection, &lookup))
                 .await?
                 .ok_or(AppError::NotFound("survey"))?;
-            let codes = invitations::create(&db, &survey, count).await?;
-            print!("{}", invitations::csv(url.origin(), &slug, &codes));
-            eprintln!("{} invitations created for {slug}.", codes.len());
+            let created = invitations::create(&db, &survey, count).await?;
+            print!("{}", invitations::csv(url.origin(), &slug, &created));
+            eprintln!(
+                "{} invitations created for {slug}; every link pins the survey key {}.",
+                created.codes.len(),
+                created.fingerprint
+            );
             Ok(())
         }
         Some(Command::Backup { path, database }) => {

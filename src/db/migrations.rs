@@ -9,7 +9,7 @@ use rusqlite::{params, Connection};
 use super::queries::stored_level;
 use super::responses::encode_reports;
 use crate::crypto::{random_bytes, sha256};
-use crate::domain::{QuestionId, StoredReport, WithdrawalKey};
+use crate::domain::{QuestionId, StoredReport, SurveyId, WithdrawalKey};
 use crate::error::AppError;
 
 /// Data the SQL alone cannot convert, run right after it in the same transaction.
@@ -21,7 +21,7 @@ struct Migration {
     then: Option<DataStep>,
 }
 
-const MIGRATIONS: [Migration; 3] = [
+const MIGRATIONS: [Migration; 4] = [
     Migration {
         version: 1,
         sql: include_str!("../../migrations/sqlite/0001_initial.sql"),
@@ -37,10 +37,15 @@ const MIGRATIONS: [Migration; 3] = [
         sql: include_str!("../../migrations/sqlite/0003_designs.sql"),
         then: None,
     },
+    Migration {
+        version: 5,
+        sql: include_str!("../../migrations/sqlite/0005_blind_tokens.sql"),
+        then: Some(draw_invitation_keys),
+    },
 ];
 
 /// The schema version this binary writes.
-pub const LATEST_VERSION: u32 = 3;
+pub const LATEST_VERSION: u32 = 5;
 
 /// Brings the database to [`LATEST_VERSION`] in one transaction (all steps or none).
 pub fn migrate(connection: &Connection) -> Result<(), AppError> {
@@ -83,6 +88,21 @@ pub fn withdrawal_key(connection: &Connection) -> Result<WithdrawalKey, AppError
         |row| row.get(0),
     )?;
     WithdrawalKey::from_stored(&bytes)
+}
+
+/// 0005: a key pair for every survey that requires invitations and can still collect (a
+/// closed one never evaluates anything again). Its unused invitations stay usable, through
+/// links that carry the new key's fingerprint: the old links, without one, are refused by
+/// the form, so their owner sends new ones.
+fn draw_invitation_keys(connection: &Connection) -> Result<(), AppError> {
+    let surveys = connection
+        .prepare("SELECT id FROM surveys WHERE requires_invitation = 1 AND status <> 'closed'")?
+        .query_map([], |row| row.get::<_, i64>(0))?
+        .collect::<Result<Vec<_>, _>>()?;
+    for survey_id in surveys {
+        super::redemptions::ensure_key(connection, SurveyId::from_stored(survey_id))?;
+    }
+    Ok(())
 }
 
 /// 0002: draws the withdrawal key, and moves every response of the first release's

@@ -165,6 +165,9 @@ pub fn insert_survey(
             }
         })?;
     let survey_id = connection.last_insert_rowid();
+    if definition.requires_invitation() {
+        super::redemptions::ensure_key(connection, SurveyId::from_stored(survey_id))?;
+    }
     let mut insert_question = connection.prepare(
         "INSERT INTO questions (survey_id, position, text, epsilon, design)
          VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -335,6 +338,10 @@ pub fn change_status(
         params![to.as_str(), slug.as_str(), from.as_str(), owner.get()],
     )?;
     if changed == 1 {
+        // A closed survey redeems and spends nothing more: its private key goes.
+        if to == SurveyStatus::Closed {
+            super::redemptions::erase_private_key(connection, slug)?;
+        }
         return Ok(());
     }
     match find_owned_survey(connection, slug, owner)? {
@@ -772,6 +779,11 @@ pub fn update_survey_details(
             requires_invitation
         ],
     )?;
+    // Enabling invitations draws the survey's key pair (kept if they are disabled again,
+    // so that links already made stay right should they be enabled once more).
+    if requires_invitation {
+        super::redemptions::ensure_key(connection, survey_id)?;
+    }
     Ok(())
 }
 

@@ -5,9 +5,10 @@ use randomized_response::PrivacyLevel;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::queries::stored_level;
+use super::redemptions;
 use crate::domain::{
-    invitation_unusable, QuestionId, RecordId, ResearcherId, Slug, StoredReport, Submission,
-    SurveyId, SurveyStatus, WithdrawalTag,
+    QuestionId, RecordId, ResearcherId, Slug, SpentToken, StoredReport, Submission, SurveyId,
+    SurveyStatus, WithdrawalTag,
 };
 use crate::error::AppError;
 
@@ -63,16 +64,31 @@ pub enum Stored {
     AlreadyStored,
 }
 
+/// What the submission path found out about a response's token before the write.
+#[derive(Debug, Clone, Copy)]
+pub enum TokenCheck {
+    /// The survey does not require invitations.
+    NotRequired,
+    /// The survey's key issued the token: it is spent with the response.
+    Issued(SpentToken),
+    /// The survey requires invitations but has no private key (it has closed): only a
+    /// retry of a stored response can succeed.
+    NoKey,
+}
+
 /// Stores a response and counts its reports, looking its id up first: the same
 /// reports again are a retry (even once the survey has closed), other reports under the
 /// same id a conflict, and a withdrawn id stays withdrawn. Only a new response needs the
-/// survey to be open.
+/// survey to be open, and, when it requires invitations, a token never spent before (the
+/// token's hash goes into `spent_tokens` in this transaction, the response into
+/// `stored_responses`: no row names the other).
 pub fn store_response(
     connection: &Connection,
     survey_id: SurveyId,
     record_id: &RecordId,
     withdrawal_tag: &WithdrawalTag,
     submission: &Submission,
+    token: TokenCheck,
 ) -> Result<Stored, AppError> {
     // Statements the writer runs for every submission come from the statement cache.
     let stored: Option<Vec<u8>> = connection
@@ -119,14 +135,15 @@ pub fn store_response(
             ),
         ));
     }
-    if let Some(invitation) = submission.invitation() {
-        // Consumed in the same transaction as the response: of concurrent submissions with
-        // one code, the single writer lets exactly one delete it. Nothing records which.
-        let consumed = connection
-            .prepare_cached("DELETE FROM invitations WHERE code_hash = ?1 AND survey_id = ?2")?
-            .execute(params![invitation.as_bytes(), survey_id.get()])?;
-        if consumed != 1 {
-            return Err(invitation_unusable());
+    match token {
+        TokenCheck::NotRequired => {}
+        // Spent in the same transaction as the response: of concurrent submissions with
+        // one token, the single writer lets exactly one insert it.
+        TokenCheck::Issued(spent) => redemptions::spend(connection, survey_id, &spent)?,
+        TokenCheck::NoKey => {
+            return Err(AppError::internal(
+                "an open survey that requires invitations has no private key",
+            ))
         }
     }
     connection
@@ -200,7 +217,8 @@ pub fn withdraw_response(
 }
 
 /// Deletes an owned survey (any status) with everything of it: questions, responses,
-/// report counts, invitations, withdrawal tags (by cascade); returns its id. 404 when not owned.
+/// report counts, invitations, its key pair, redemptions, spent tokens, withdrawal tags (by
+/// cascade); returns its id. 404 when not owned.
 /// (The caller compacts the database before answering.)
 pub fn delete_survey(
     connection: &Connection,

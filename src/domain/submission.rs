@@ -8,8 +8,7 @@ use randomized_response::PrivacyLevel;
 use serde::Deserialize;
 
 use super::{
-    InvitationCode, InvitationHash, QuestionDesign, QuestionId, QuestionType, ResponseId, Survey,
-    Whole,
+    QuestionDesign, QuestionId, QuestionType, ResponseId, Survey, Token, TokenInput, Whole,
 };
 use crate::error::AppError;
 
@@ -20,10 +19,9 @@ use crate::error::AppError;
 #[schema(as = Submission)]
 pub struct SubmissionInput {
     answers: Answers,
-    /// The single-use code from the invitation link (64 lowercase hex characters), when
-    /// the survey requires one; ignored otherwise.
-    #[schema(pattern = "^[0-9a-f]{64}$")]
-    invitation: Option<String>,
+    /// The blind token an invitation bought (`POST …/redemptions`), when the survey
+    /// requires invitations; ignored otherwise. The invitation itself never comes here.
+    token: Option<TokenInput>,
     /// Hex SHA-256 of the receipt the device drew (64 lowercase hex characters):
     /// submissions are idempotent by it. Without it the server draws the receipt.
     #[schema(pattern = "^[0-9a-f]{64}$")]
@@ -102,8 +100,8 @@ impl<'de> Deserialize<'de> for Answers {
 #[derive(Debug, Clone)]
 pub struct Submission {
     reports: Vec<StoredReport>,
-    /// Consumed with the response; never stored next to it.
-    invitation: Option<InvitationHash>,
+    /// Spent with the response; only its input's hash is stored, in a table of its own.
+    token: Option<Token>,
     /// `None`: the device sent none, and the server draws the receipt.
     response_id: Option<ResponseId>,
 }
@@ -119,14 +117,15 @@ pub struct StoredReport {
 
 impl Submission {
     pub fn parse(input: SubmissionInput, survey: &Survey) -> Result<Self, AppError> {
-        // An invitation sent to a survey that needs none is ignored, not stored.
-        let invitation = match (survey.requires_invitation, input.invitation) {
+        // A token sent to a survey that needs none is ignored, not stored.
+        let token = match (survey.requires_invitation, input.token) {
             (false, _) => None,
-            (true, Some(code)) => Some(InvitationCode::parse(&code)?.hash()),
+            (true, Some(token)) => Some(Token::parse(&token)?),
             (true, None) => {
                 return Err(AppError::forbidden(
                     "invitation_required",
-                    "this survey accepts responses only through a personal invitation link",
+                    "this survey accepts responses only with a token bought by a personal \
+                     invitation (POST …/redemptions, then the token here)",
                 ))
             }
         };
@@ -192,7 +191,7 @@ impl Submission {
         }
         Ok(Self {
             reports,
-            invitation,
+            token,
             response_id,
         })
     }
@@ -205,8 +204,8 @@ impl Submission {
         self.response_id.as_ref()
     }
 
-    pub fn invitation(&self) -> Option<&InvitationHash> {
-        self.invitation.as_ref()
+    pub fn token(&self) -> Option<&Token> {
+        self.token.as_ref()
     }
 }
 

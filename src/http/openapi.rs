@@ -15,7 +15,7 @@ use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 use utoipa::openapi::{Content, Ref, Required, ResponseBuilder};
 use utoipa::{IntoParams, Modify, OpenApi};
 
-use super::{researcher, respondent, static_files};
+use super::{redemptions, researcher, respondent, static_files};
 
 /// The 401 of every owner route.
 pub(super) const UNAUTHORIZED: &str = "`unauthorized`: no `Authorization: Bearer <token>` \
@@ -58,6 +58,7 @@ builder's `/designs/figures`). Everything a script needs is here.";
         openapi_json,
         respondent::form,
         respondent::definition,
+        redemptions::redeem,
         respondent::submit,
         respondent::lookup_response,
         respondent::withdraw_response,

@@ -12,8 +12,8 @@ use crate::codebook;
 use crate::db::queries::QuestionCounts;
 use crate::db::{queries, responses, Database};
 use crate::domain::{
-    InvitationCode, InvitationCount, InvitationsInput, ResearcherId, Slug, Survey,
-    SurveyDefinition, SurveyDefinitionInput, SurveyStatus,
+    InvitationCount, InvitationsInput, ResearcherId, Slug, Survey, SurveyDefinition,
+    SurveyDefinitionInput, SurveyStatus,
 };
 use crate::error::{AppError, ErrorBody};
 use crate::export::{stream_export, ExportFormat};
@@ -178,8 +178,10 @@ async fn change_status(
 ) -> Result<HttpResponse, AppError> {
     let slug = Slug::parse(slug)?;
     let researcher = owner.researcher();
+    // Closing erases the survey's private key (invitations): gone from the WAL too before
+    // the answer, as any deletion.
     let survey = db
-        .write(move |connection| {
+        .write_then_truncate_wal(move |connection| {
             queries::change_status(connection, &slug, researcher, from, to)?;
             queries::find_survey(connection, &slug)?.ok_or(AppError::NotFound("survey"))
         })
@@ -440,8 +442,10 @@ pub async fn codebook(
     security(("bearer" = [])),
     request_body = InvitationsInput,
     responses(
-        (status = 201, description = "The CSV `invitation,link` (`Cache-Control: no-store`; \
-            the codes exist nowhere else).", body = String,
+        (status = 201, description = "The CSV `invitation,link,key_fingerprint` \
+            (`Cache-Control: no-store`; the codes exist nowhere else). Each link is \
+            `/s/{slug}#invitation=<code>&key=<fingerprint>`: the fingerprint of the survey's \
+            key, the same in every row.", body = String,
             content_type = "text/csv; charset=utf-8",
             headers(("Content-Disposition" = String, description = "`attachment; \
                 filename=\"{slug}-invitations.csv\"`"))),
@@ -452,7 +456,8 @@ pub async fn codebook(
         (status = 403, description = CSRF_REFUSED, body = ErrorBody),
         (status = 404, description = "`not_found`: no such survey of yours.", body = ErrorBody),
         (status = 409, description = "`invitations_not_required`: the survey was created \
-            without `requires_invitation`.", body = ErrorBody),
+            without `requires_invitation`; `survey_closed`: its key is erased.",
+            body = ErrorBody),
     )
 )]
 pub async fn create_invitations(
@@ -482,7 +487,7 @@ pub(super) fn invitations_download(
     origin: &str,
     status: StatusCode,
     slug: &Slug,
-    codes: &[InvitationCode],
+    codes: &invitations::NewInvitations,
 ) -> HttpResponse {
     let disposition = format!("attachment; filename=\"{slug}-invitations.csv\"");
     HttpResponse::build(status)
