@@ -6,7 +6,7 @@
 //! costs a look-up and a write: memory stays flat whatever the survey's size.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use actix_web::web::Bytes;
@@ -308,6 +308,8 @@ struct Cursor {
     after: Option<RecordId>,
     header_written: bool,
     finished: bool,
+    /// Only these responses (a release of a survey that requires invitations), if given.
+    only: Option<Arc<HashSet<RecordId>>>,
 }
 
 /// The export of `survey` as a stream of chunks, one page of responses per chunk (keyset
@@ -318,6 +320,26 @@ pub fn stream_export(
     survey: &Survey,
     format: ExportFormat,
 ) -> Result<impl Stream<Item = Result<Bytes, AppError>>, AppError> {
+    stream_export_of(db, survey, format, None)
+}
+
+/// [`stream_export`] of the responses in `released` only (those still stored): what a
+/// survey that requires invitations has released to its owner (`crate::live`).
+pub fn stream_released_export(
+    db: Database,
+    survey: &Survey,
+    format: ExportFormat,
+    released: Arc<HashSet<RecordId>>,
+) -> Result<impl Stream<Item = Result<Bytes, AppError>>, AppError> {
+    stream_export_of(db, survey, format, Some(released))
+}
+
+fn stream_export_of(
+    db: Database,
+    survey: &Survey,
+    format: ExportFormat,
+    only: Option<Arc<HashSet<RecordId>>>,
+) -> Result<impl Stream<Item = Result<Bytes, AppError>>, AppError> {
     let cursor = Cursor {
         db,
         survey_id: survey.id,
@@ -326,6 +348,7 @@ pub fn stream_export(
         after: None,
         header_written: false,
         finished: false,
+        only,
     };
     Ok(stream::try_unfold(cursor, |mut cursor| async move {
         if cursor.finished {
@@ -336,18 +359,31 @@ pub fn stream_export(
             cursor.format.write_header(&mut chunk);
             cursor.header_written = true;
         }
-        let (survey_id, after) = (cursor.survey_id, cursor.after);
-        let rows = cursor
-            .db
-            .read(move |connection| {
-                responses::export_page(connection, survey_id, after.as_ref(), RESPONSES_PER_PAGE)
-            })
-            .await?;
-        match rows.last() {
-            None => cursor.finished = true,
-            Some(last) => {
-                cursor.after = Some(last.record_id);
+        // A release's filter may empty a page: read on until a page keeps a row.
+        loop {
+            let (survey_id, after) = (cursor.survey_id, cursor.after);
+            let mut rows = cursor
+                .db
+                .read(move |connection| {
+                    responses::export_page(
+                        connection,
+                        survey_id,
+                        after.as_ref(),
+                        RESPONSES_PER_PAGE,
+                    )
+                })
+                .await?;
+            let Some(last) = rows.last() else {
+                cursor.finished = true;
+                break;
+            };
+            cursor.after = Some(last.record_id);
+            if let Some(only) = &cursor.only {
+                rows.retain(|row| only.contains(&row.record_id));
+            }
+            if !rows.is_empty() {
                 cursor.format.write_rows(&cursor.plan, &rows, &mut chunk)?;
+                break;
             }
         }
         if chunk.is_empty() {

@@ -234,3 +234,37 @@ pub struct InvitationCounts {
     pub redeemed: u64,
     pub unused: u64,
 }
+
+/// What a release of a survey that requires invitations holds, read in one transaction so
+/// that its parts agree: the report counts, the invitations redeemed and the record ids of
+/// the responses stored.
+pub struct ReleaseSnapshot {
+    pub counts: Vec<super::queries::QuestionCounts>,
+    pub redeemed: u64,
+    pub records: std::collections::HashSet<crate::domain::RecordId>,
+}
+
+pub fn release_snapshot(
+    connection: &Connection,
+    survey_id: SurveyId,
+) -> Result<ReleaseSnapshot, AppError> {
+    connection.execute_batch("BEGIN")?;
+    let snapshot = (|| {
+        let counts = super::queries::survey_report_counts(connection, survey_id)?;
+        let redeemed = invitation_counts(connection, survey_id)?.redeemed;
+        let mut statement = connection
+            .prepare_cached("SELECT record_id FROM stored_responses WHERE survey_id = ?1")?;
+        let records = statement
+            .query_map([survey_id.get()], |row| row.get::<_, Vec<u8>>(0))?
+            .map(|bytes| crate::domain::RecordId::from_stored(&bytes?))
+            .collect::<Result<_, AppError>>()?;
+        Ok(ReleaseSnapshot {
+            counts,
+            redeemed,
+            records,
+        })
+    })();
+    // A read transaction: ending it changes nothing either way.
+    let _ = connection.execute_batch("COMMIT");
+    snapshot
+}

@@ -7,6 +7,7 @@ pub mod openapi;
 pub mod public_url;
 mod rate_limit;
 mod redemptions;
+mod releases;
 mod researcher;
 mod respondent;
 mod static_files;

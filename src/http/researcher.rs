@@ -16,7 +16,7 @@ use crate::domain::{
     SurveyDefinitionInput, SurveyStatus,
 };
 use crate::error::{AppError, ErrorBody};
-use crate::export::{stream_export, ExportFormat};
+use crate::export::{stream_export, stream_released_export, ExportFormat};
 use crate::live::LiveReleases;
 use crate::{invitations, results};
 
@@ -269,23 +269,28 @@ pub struct ResultsQuery {
 )]
 pub async fn results(
     db: web::Data<Database>,
+    releases: web::Data<LiveReleases>,
     slug: web::Path<String>,
     owner: Owner,
     query: web::Query<ResultsQuery>,
 ) -> Result<HttpResponse, AppError> {
-    let (_, computed) = owned_results(&db, &slug, owner.researcher(), query.confidence).await?;
+    let (_, computed) =
+        owned_results(&db, &releases, &slug, owner.researcher(), query.confidence).await?;
     Ok(HttpResponse::Ok().insert_header(PRIVATE).json(computed))
 }
 
-/// An owned survey and its results at a confidence level, for the API and the workspace.
+/// An owned survey and its results at a confidence level, for the API and the workspace
+/// (a survey that requires invitations: as of its last release).
 pub(super) async fn owned_results(
     db: &Database,
+    releases: &LiveReleases,
     slug: &str,
     researcher: ResearcherId,
     confidence: Option<f64>,
 ) -> Result<(Survey, results::SurveyResults), AppError> {
     let confidence = results::parse_confidence(confidence)?;
     let (survey, tallies) = owned_tallies(db, slug, researcher).await?;
+    let tallies = super::releases::visible_counts(db, releases, &survey, tallies).await?;
     let computed = results::compute(&survey, &tallies, confidence)?;
     Ok((survey, computed))
 }
@@ -316,19 +321,40 @@ pub(super) async fn owned_live_results(
 ) -> Result<(Survey, results::SurveyResults), AppError> {
     let confidence = results::parse_confidence(confidence)?;
     let (survey, tallies) = owned_tallies(db, slug, researcher).await?;
-    let visible = releases.visible(&survey, tallies);
+    let visible = if survey.requires_invitation {
+        super::releases::visible_counts(db, releases, &survey, tallies).await?
+    } else {
+        releases.visible(&survey, tallies)
+    };
     let computed = results::compute(&survey, &visible, confidence)?;
     Ok((survey, computed))
 }
 
 async fn export(
     db: web::Data<Database>,
+    releases: web::Data<LiveReleases>,
     slug: &str,
     owner: &Owner,
     format: ExportFormat,
 ) -> Result<HttpResponse, AppError> {
     let survey = find_owned_survey(&db, Slug::parse(slug)?, owner).await?;
-    let rows = stream_export(db.get_ref().clone(), &survey, format)?;
+    // A survey that requires invitations exports its last release only.
+    let rows: std::pin::Pin<Box<dyn futures_util::Stream<Item = _>>> = if survey.requires_invitation
+    {
+        let survey_id = survey.id;
+        let tallies = db
+            .read(move |connection| queries::survey_report_counts(connection, survey_id))
+            .await?;
+        let (_, release) = super::releases::released(&db, &releases, &survey, &tallies).await?;
+        Box::pin(stream_released_export(
+            db.get_ref().clone(),
+            &survey,
+            format,
+            release.records,
+        )?)
+    } else {
+        Box::pin(stream_export(db.get_ref().clone(), &survey, format)?)
+    };
     let disposition = format!(
         "attachment; filename=\"{}\"",
         format.file_name(survey.slug.as_str())
@@ -369,8 +395,9 @@ pub async fn export_csv(
     db: web::Data<Database>,
     slug: web::Path<String>,
     owner: Owner,
+    releases: web::Data<LiveReleases>,
 ) -> Result<HttpResponse, AppError> {
-    export(db, &slug, &owner, ExportFormat::Csv).await
+    export(db, releases, &slug, &owner, ExportFormat::Csv).await
 }
 
 /// GET /api/surveys/{slug}/export.ndjson
@@ -397,8 +424,9 @@ pub async fn export_ndjson(
     db: web::Data<Database>,
     slug: web::Path<String>,
     owner: Owner,
+    releases: web::Data<LiveReleases>,
 ) -> Result<HttpResponse, AppError> {
-    export(db, &slug, &owner, ExportFormat::Ndjson).await
+    export(db, releases, &slug, &owner, ExportFormat::Ndjson).await
 }
 
 /// GET /api/surveys/{slug}/codebook.json

@@ -637,3 +637,77 @@ async fn the_cli_prints_invitations_as_csv_that_the_server_redeems() {
         201
     );
 }
+
+/// The owner's results and exports as rows: (n of the first question, export rows).
+async fn owner_views(app: &TestApp, token: &str, slug: &str) -> (u64, usize) {
+    let results = app.results(token, slug).await;
+    let n = results["questions"][0]["n"].as_u64().unwrap_or(0);
+    let rows = app.export_csv(token, slug).await.lines().count() - 1;
+    (n, rows)
+}
+
+#[tokio::test]
+async fn owner_views_advance_only_in_releases_of_k_redemptions_and_k_responses() {
+    let app = spawn_app().await;
+    let token = app.researcher_with_token("owner@example.org").await;
+    let mut definition = crate::common::survey_definition(&[1.0, 2.0]);
+    definition["requires_invitation"] = json!(true);
+    definition["min_cell"] = json!(3);
+    let created: Value = app
+        .create_survey(&token, &definition)
+        .await
+        .json()
+        .await
+        .unwrap();
+    let slug = created["slug"].as_str().unwrap().to_owned();
+    let ids: Vec<i64> = created["questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| q["id"].as_i64().unwrap())
+        .collect();
+    app.owner_post(&token, &format!("/api/surveys/{slug}/open"))
+        .await;
+    let codes = app.invitations(&token, &slug, 10).await.codes;
+    let mut tokens = Vec::new();
+    let spend = |bought: Value| {
+        let answers = answers(&ids);
+        let app = &app;
+        let slug = slug.clone();
+        async move {
+            let status = app
+                .submit_with_token(&slug, answers, Some(&bought), None)
+                .await
+                .status();
+            assert_eq!(status, 201);
+        }
+    };
+
+    // Two redemptions, two responses: below k = 3, nothing is shown (two rows per response).
+    for code in &codes[..2] {
+        tokens.push(app.token_for(&slug, code).await);
+    }
+    for bought in tokens.drain(..) {
+        spend(bought).await;
+    }
+    assert_eq!(owner_views(&app, &token, &slug).await, (0, 0));
+    // A third of each: released together.
+    spend(app.token_for(&slug, &codes[2]).await).await;
+    assert_eq!(owner_views(&app, &token, &slug).await, (3, 6));
+    // Three more redemptions but only two more responses: nothing moves.
+    for code in &codes[3..6] {
+        tokens.push(app.token_for(&slug, code).await);
+    }
+    spend(tokens.remove(0)).await;
+    spend(tokens.remove(0)).await;
+    assert_eq!(owner_views(&app, &token, &slug).await, (3, 6));
+    // The third response: released (3 new redemptions, 3 new responses).
+    spend(tokens.remove(0)).await;
+    assert_eq!(owner_views(&app, &token, &slug).await, (6, 12));
+    // One more of each, then closing releases the rest.
+    spend(app.token_for(&slug, &codes[6]).await).await;
+    assert_eq!(owner_views(&app, &token, &slug).await, (6, 12));
+    app.owner_post(&token, &format!("/api/surveys/{slug}/close"))
+        .await;
+    assert_eq!(owner_views(&app, &token, &slug).await, (7, 14));
+}

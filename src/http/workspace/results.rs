@@ -229,6 +229,8 @@ struct ResultsView {
     open: bool,
     requires_invitation: bool,
     max_invitations: u32,
+    /// The key fingerprint of every invitation link and the redemptions released.
+    invitations: Option<crate::http::releases::InvitationStatus>,
     /// The live figures move in steps of at least this many responses.
     min_cell: u32,
     confidence: String,
@@ -276,6 +278,7 @@ fn results_view(
         open: survey.status == SurveyStatus::Open,
         requires_invitation: survey.requires_invitation,
         max_invitations: crate::domain::MAX_INVITATIONS_PER_REQUEST,
+        invitations: None,
         min_cell: survey.min_cell.get(),
         confidence: format!("{}", results.confidence),
         confidence_percent,
@@ -330,10 +333,12 @@ pub async fn results_page(
         query.confidence,
     )
     .await?;
+    let mut view = results_view(&request, &survey, &computed)?;
+    view.invitations = crate::http::releases::invitation_status(&db, &releases, &survey).await?;
     html(&ResultsPage {
         nav: Some(Nav::of(&signed_in.0)),
         csrf: signed_in.0.csrf.as_str().to_owned(),
-        view: results_view(&request, &survey, &computed)?,
+        view,
     })
 }
 
