@@ -14,10 +14,6 @@
   // The owner's preview shares the survey's storage key: it must neither send nor show it.
   if (page.dataset.preview === "true") return;
   const slug = page.dataset.slug;
-  // A personal invitation link carries its single-use code in the fragment, which is never
-  // part of a request line; it is read once and taken out of the address bar.
-  const invitation = new URLSearchParams(location.hash.slice(1)).get("invitation");
-  if (invitation) history.replaceState(null, "", location.pathname + location.search);
 
   const submitButton = document.getElementById("submit-button");
   const accepting = submitButton.dataset.accepting === "true";
@@ -293,9 +289,7 @@
     try {
       const definition = await core.fetchDefinition(deps, slug);
       if (definition.status !== "open") throw new Error("This survey is " + definition.status + "; nothing was sent.");
-      if (definition.requires_invitation && !invitation) {
-        throw new Error("This survey needs your personal invitation link. Nothing was sent.");
-      }
+      const token = definition.requires_invitation ? await globalThis.DeniableFormTokens.token() : null;
       const answers = [];
       const missing = [];
       const missingIds = [];
@@ -326,7 +320,7 @@
         say("This device has just answered this survey in another tab; nothing more was sent.");
         return;
       }
-      prepared = core.prepare(deps, slug, definition.nonce, answers, invitation);
+      prepared = core.prepare(deps, slug, definition.nonce, answers, token);
       answers.forEach(function (answer) { answer.truth = null; });
     } catch (error) {
       say(error.message || String(error), true);

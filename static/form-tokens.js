@@ -1,0 +1,170 @@
+// The respondent form's blind invitation token (issue 20), around DeniableCore.redeem
+// (form-core.js) and DeniableTokens (blind-tokens.js), both loaded first. As soon as an
+// invitation link is opened it exchanges the invitation for a blind token, checking first
+// that the survey key of the anonymous definition is the one the link pins (its `key`
+// fingerprint), and shows that fingerprint; form.js asks for the token when it sends
+// (globalThis.DeniableFormTokens.token) and the token goes into the pending body.
+//
+// The invitation and the blind live in localStorage only until the server answers the
+// redemption; then only the token is kept, until the response that spends it is stored.
+"use strict";
+
+(function () {
+  const MECHANISM_URL = "/static/randomized_response.wasm";
+  const TOKENS_URL = "/static/blind_tokens.wasm";
+  // The response is never sent in the same second as the redemption was answered (an
+  // observer of one address's requests would pair them at once); answering the questions
+  // takes longer anyway.
+  const MIN_MS_AFTER_REDEMPTION = 2000;
+
+  const core = globalThis.DeniableCore;
+  const api = globalThis.DeniableTokens;
+  const page = document.getElementById("survey");
+  if (!page || !core || !api) return;
+  // The owner's preview neither redeems nor sends anything.
+  if (page.dataset.preview === "true") return;
+  const slug = page.dataset.slug;
+  const statusLine = document.getElementById("invitation-status");
+
+  // The invitation travels in the fragment, never in a request line: read once, then taken
+  // out of the address bar (and so out of the history and of bookmarks).
+  const link = core.invitationOfFragment(location.hash);
+  if (link) history.replaceState(null, "", location.pathname + location.search);
+
+  function say(text, isError) {
+    if (!statusLine) return;
+    statusLine.hidden = !text;
+    statusLine.textContent = text;
+    statusLine.classList.toggle("error", Boolean(isError));
+  }
+
+  function deviceStorage() {
+    try {
+      const storage = window.localStorage;
+      storage.getItem("deniable:probe");
+      return storage;
+    } catch (_) {
+      const kept = new Map();
+      return {
+        getItem: (key) => (kept.has(key) ? kept.get(key) : null),
+        setItem: (key, value) => kept.set(key, String(value)),
+        removeItem: (key) => kept.delete(key),
+      };
+    }
+  }
+
+  async function instantiate(url) {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error("cannot load " + url + " (" + response.status + ")");
+    return (await WebAssembly.instantiate(await response.arrayBuffer(), {})).instance.exports;
+  }
+
+  const getRandomValues = window.crypto && window.crypto.getRandomValues
+    ? window.crypto.getRandomValues.bind(window.crypto) : null;
+  const deps = {
+    fetch: window.fetch.bind(window),
+    storage: deviceStorage(),
+    getRandomValues: getRandomValues,
+    now: () => Date.now(),
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    onRetry: (retry) => say("Exchanging your invitation: no answer from the server yet (" +
+      (retry.status === null ? "no connection" : "status " + retry.status) + "); trying again…"),
+    mechanism: null,
+    tokens: { api: api, exports: null },
+  };
+
+  let redeemedAt = 0;
+  let outcome = null; // the last result of DeniableCore.redeem, or {outcome: "error", message}
+
+  function fingerprintText(fingerprint) {
+    return fingerprint.replace(/(.{16})(?=.)/g, "$1 ");
+  }
+
+  // Runs the exchange (on load, and again at sending if it had not finished); never throws.
+  async function exchange() {
+    if (typeof WebAssembly !== "object" || !getRandomValues) {
+      return { outcome: "error", message: "This browser cannot run the survey's token module." };
+    }
+    try {
+      if (!deps.mechanism) deps.mechanism = await instantiate(MECHANISM_URL);
+      if (!deps.tokens.exports) deps.tokens.exports = await api.load(TOKENS_URL);
+      const definition = await core.fetchDefinition(deps, slug);
+      if (!definition.requires_invitation) return { outcome: "not-required" };
+      say("Exchanging your invitation for an anonymous token on this device…");
+      const result = await core.redeem(deps, slug, definition, link);
+      if (result.outcome === "ready" && !redeemedAt) redeemedAt = Date.now();
+      return result;
+    } catch (error) {
+      return { outcome: "error", code: error.code || null, message: error.message || String(error) };
+    }
+  }
+
+  function show(result) {
+    if (result.outcome === "ready") {
+      say("Your invitation was exchanged for an anonymous token on this device: the server " +
+        "learns that you took part, never which answers are yours. Survey key fingerprint " +
+        fingerprintText(result.fingerprint) + " (the one in your invitation link).");
+    } else if (result.outcome === "refused") {
+      say(refusalText(result), true);
+    } else if (result.outcome === "error") {
+      say(result.message, true);
+    } else {
+      say("");
+    }
+  }
+
+  function refusalText(result) {
+    switch (result.code) {
+      case "invitation_used":
+        return "This invitation has already been used (from another device or browser, or " +
+          "after this browser forgot it). Ask the survey's organisers for a new invitation. " +
+          "Nothing was sent.";
+      case "invitation_invalid":
+        return "This invitation link is not valid for this survey. Nothing was sent.";
+      case "survey_not_open":
+        return "This survey is closed: the invitation can no longer be used. Nothing was sent.";
+      default:
+        return "The invitation could not be exchanged: " + (result.message || "status " + result.status) +
+          ". Nothing was sent.";
+    }
+  }
+
+  // A device that has answered already (a memo) redeems nothing: the form shows the memo.
+  const answered = core.readState(deps.storage, slug);
+  let running = null;
+  if (!answered && (link || core.readTokenState(deps.storage, slug))) {
+    running = exchange().then(function (result) {
+      outcome = result;
+      show(result);
+      return result;
+    });
+  }
+
+  globalThis.DeniableFormTokens = Object.freeze({
+    /**
+     * The token to send with the reports of a survey that requires invitations, once the
+     * gap after its redemption has passed; throws an Error whose message says why not (and
+     * that nothing was sent).
+     */
+    token: async function () {
+      if (running) await running;
+      if (!outcome || outcome.outcome === "gave-up" || outcome.outcome === "error" && !outcome.code) {
+        running = exchange().then(function (result) {
+          outcome = result;
+          show(result);
+          return result;
+        });
+        await running;
+      }
+      if (outcome.outcome === "ready") {
+        const wait = redeemedAt + MIN_MS_AFTER_REDEMPTION - Date.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        return outcome.token;
+      }
+      if (outcome.outcome === "none" || outcome.outcome === "not-required") {
+        throw new Error("This survey needs your personal invitation link. Nothing was sent.");
+      }
+      throw new Error(outcome.outcome === "refused" ? refusalText(outcome) : outcome.message);
+    },
+  });
+})();
