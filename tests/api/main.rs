@@ -23,5 +23,7 @@ mod simulate;
 mod static_files;
 mod storage;
 mod submissions;
+mod timing;
+mod unlinkability;
 mod workspace_pages;
 mod workspace_security;
