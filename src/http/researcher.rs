@@ -250,7 +250,9 @@ pub struct ResultsQuery {
 
 /// GET /api/surveys/{slug}/results?confidence=0.95
 ///
-/// Per question: n, reports of yes, the debiased estimate and three intervals.
+/// Per question: n, reports of yes, the debiased estimate and three intervals. A survey that
+/// requires invitations shows them as of its last release: each release holds at least
+/// `min_cell` new redemptions and `min_cell` new responses, and closing releases the rest.
 #[utoipa::path(
     get,
     path = "/api/surveys/{slug}/results",
@@ -374,7 +376,8 @@ async fn export(
 /// unbiased values of the question's design, whose means over a question's rows are the
 /// results' estimates (`unbiased_value`: yes share, ordinal mean level on 1…k, number mean,
 /// empty for choice; `option_values`: choice and ordinal, one value per option joined by
-/// `;`). The codebook says what each means.
+/// `;`). The codebook says what each means. A survey that requires invitations exports the
+/// responses of its last release (see the results) that are still stored.
 #[utoipa::path(
     get,
     path = "/api/surveys/{slug}/export.csv",
