@@ -117,10 +117,12 @@ pub struct StoredReport {
 
 impl Submission {
     pub fn parse(input: SubmissionInput, survey: &Survey) -> Result<Self, AppError> {
-        // A token sent to a survey that needs none is ignored, not stored.
-        let token = match (survey.requires_invitation, input.token) {
+        // A token sent to a survey that needs none is ignored, not stored (but a malformed
+        // one is a 400 whatever the survey: the body does not match its schema).
+        let token = input.token.as_ref().map(Token::parse).transpose()?;
+        let token = match (survey.requires_invitation, token) {
             (false, _) => None,
-            (true, Some(token)) => Some(Token::parse(&token)?),
+            (true, Some(token)) => Some(token),
             (true, None) => {
                 return Err(AppError::forbidden(
                     "invitation_required",

@@ -77,6 +77,21 @@ async fn an_owner_gets_single_use_links_that_pin_one_key_and_only_hashes_are_sto
         .await
         .get("invitation_key")
         .is_none());
+    // A token sent there is ignored, but a malformed one is refused like any malformed body.
+    let id = definition(&app, &open_to_all).await["questions"][0]["id"]
+        .as_i64()
+        .unwrap();
+    let malformed = json!({"input": "AAAA", "output": "AAAA"});
+    let response = app
+        .submit_with_token(
+            &open_to_all,
+            json!({ id.to_string(): 1 }),
+            Some(&malformed),
+            None,
+        )
+        .await;
+    assert_eq!(response.status(), 400);
+    assert_eq!(error_code(response).await, "invalid_token");
 }
 
 #[tokio::test]
