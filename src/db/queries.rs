@@ -697,7 +697,9 @@ pub struct SurveySummary {
     pub slug: Slug,
     pub title: String,
     pub status: SurveyStatus,
-    pub responses: u64,
+    /// `None` for an open survey that requires invitations: its owner sees its responses
+    /// only in releases (`crate::live`), on its results page.
+    pub responses: Option<u64>,
 }
 
 pub fn list_owned_surveys(
@@ -706,7 +708,9 @@ pub fn list_owned_surveys(
 ) -> Result<Vec<SurveySummary>, AppError> {
     let mut statement = connection.prepare(
         "SELECT slug, title, status,
+                CASE WHEN requires_invitation = 1 AND status = 'open' THEN NULL ELSE
                 (SELECT count(*) FROM stored_responses WHERE stored_responses.survey_id = surveys.id)
+                END
          FROM surveys WHERE owner_id = ?1 ORDER BY id DESC",
     )?;
     let surveys = statement
@@ -715,7 +719,7 @@ pub fn list_owned_surveys(
                 row.get::<_, String>(0)?,
                 row.get::<_, String>(1)?,
                 row.get::<_, String>(2)?,
-                row.get::<_, i64>(3)?,
+                row.get::<_, Option<i64>>(3)?,
             ))
         })?
         .map(|row| {
@@ -725,7 +729,7 @@ pub fn list_owned_surveys(
                     .map_err(|_| AppError::internal(format_args!("stored slug {slug:?}")))?,
                 title,
                 status: SurveyStatus::from_stored(&status)?,
-                responses: count_from_sql(responses)?,
+                responses: responses.map(count_from_sql).transpose()?,
             })
         })
         .collect::<Result<Vec<_>, AppError>>()?;

@@ -284,6 +284,13 @@ async fn a_draft_that_requires_invitations_downloads_single_use_links_from_its_r
         })
         .unwrap();
     assert_eq!(stored, 3);
+    // The surveys list does not count them one by one either (3 < min_cell 10).
+    let list = researcher.get_html("/surveys").await;
+    assert!(list.contains("<td>in releases</td>"), "{list}");
+    assert!(researcher
+        .get_html(&format!("/surveys/{slug}/results"))
+        .await
+        .contains("Invitations redeemed: <strong>0</strong>"));
 }
 
 #[tokio::test]
