@@ -1,11 +1,13 @@
 //! A question's design in plain words, for the respondent's form (and anyone explaining
-//! it): one line on what the device does, and what an observer of the report can learn.
-//! The figures come from the crate's matrix, never re-derived here.
+//! it): one line on what the device does, and what an observer of the report can learn, in
+//! the survey's language (the sentences are in `locales/*/explain.ftl`). The figures come
+//! from the crate's matrix, never re-derived here.
 
 use randomized_response::{Design, Mechanism};
 
-use crate::domain::{DesignFields, QuestionDesign, QuestionType};
+use crate::domain::{DesignFields, DesignName, Language, QuestionDesign, QuestionType};
 use crate::error::AppError;
+use crate::i18n::{catalog, Catalog};
 
 /// The prior an observer is assumed to hold in the explanation: "someone who thought there
 /// was a 10 % chance…".
@@ -48,50 +50,64 @@ pub fn percent_rounded_up(fraction: f64) -> String {
     format!("{:.0}", (fraction * 100.0 - 1e-9).ceil().max(0.0) + 0.0)
 }
 
-/// A number as a respondent reads it: no trailing ".0".
-fn number(value: f64) -> String {
-    format!("{value}")
+/// A number as a respondent reads it: no trailing ".0", the language's decimal separator.
+fn number(value: f64, t: &Catalog) -> String {
+    t.decimal(&format!("{value}"))
 }
 
-/// Explains a question's design.
+/// Explains a question's design in English (the workspace's words).
 pub fn explain(design: &QuestionDesign) -> Result<Explanation, AppError> {
+    explain_in(design, catalog(Language::En))
+}
+
+/// Explains a question's design in a catalog's language.
+pub fn explain_in(design: &QuestionDesign, t: &Catalog) -> Result<Explanation, AppError> {
     let fields: &DesignFields = design.fields();
-    let p = |value: Option<f64>| percent(value.unwrap_or_default());
+    let p = |value: f64| t.decimal(&percent(value));
+    let given = |value: Option<f64>| p(value.unwrap_or_default());
     let plain = match (design.question_type(), design.mechanism()) {
         (QuestionType::YesNo, Mechanism::Square(matrix)) => match fields.design {
-            Some(crate::domain::DesignName::ForcedResponse) => format!(
-                "Your device tells the truth {} % of the time; otherwise it answers Yes \
-                 ({} %) or No ({} %) whatever your answer.",
-                p(fields.answer_truthfully),
-                p(fields.forced_yes),
-                p(fields.forced_no)
+            Some(DesignName::ForcedResponse) => t.with(
+                "plain-forced",
+                &[
+                    ("truth", given(fields.answer_truthfully).into()),
+                    ("yes", given(fields.forced_yes).into()),
+                    ("no", given(fields.forced_no).into()),
+                ],
             ),
-            Some(crate::domain::DesignName::UnrelatedQuestion) => format!(
-                "Your device tells the truth {} % of the time; otherwise it answers Yes or No \
-                 at random (Yes {} % of the time), whatever your answer.",
-                p(fields.answer_truthfully),
-                p(fields.innocuous_yes)
+            Some(DesignName::UnrelatedQuestion) => t.with(
+                "plain-unrelated",
+                &[
+                    ("truth", given(fields.answer_truthfully).into()),
+                    ("yes", given(fields.innocuous_yes).into()),
+                ],
             ),
-            _ => format!(
-                "Your device tells the truth {} % of the time and the opposite otherwise.",
-                percent(matrix.requested_probability(Design::YES, Design::YES))
+            _ => t.with(
+                "plain-mirrored",
+                &[(
+                    "truth",
+                    p(matrix.requested_probability(Design::YES, Design::YES)).into(),
+                )],
             ),
         },
-        (_, Mechanism::Square(matrix)) => format!(
-            "Your device reports the option you choose {} % of the time, and each other option \
-             {} % of the time.",
-            percent(matrix.requested_probability(0, 0)),
-            percent(matrix.requested_probability(0, 1))
+        (_, Mechanism::Square(matrix)) => t.with(
+            "plain-options",
+            &[
+                ("chosen", p(matrix.requested_probability(0, 0)).into()),
+                ("other", p(matrix.requested_probability(0, 1)).into()),
+            ],
         ),
-        (_, Mechanism::Number(number_design)) => format!(
-            "Your device rounds your number at random to {} or {} (the nearer end is likelier), \
-             then reports that end {} % of the time and the other end otherwise.",
-            number(number_design.min()),
-            number(number_design.max()),
-            percent(number_design.truth_probability())
+        (_, Mechanism::Number(number_design)) => t.with(
+            "plain-number",
+            &[
+                ("min", number(number_design.min(), t).into()),
+                ("max", number(number_design.max(), t).into()),
+                ("truth", p(number_design.truth_probability()).into()),
+            ],
         ),
     };
-    let prior = percent(EXPLAINED_PRIOR);
+    let prior = p(EXPLAINED_PRIOR);
+    let epsilon = t.decimal(&format!("{:.2}", design.epsilon()));
     let observer = match design.mechanism() {
         Mechanism::Square(matrix) => {
             // A 10 % prior on one answer (Yes, or the first option), the rest spread evenly.
@@ -111,20 +127,26 @@ pub fn explain(design: &QuestionDesign) -> Result<Explanation, AppError> {
                 .posterior(&prior_of, target)
                 .map_err(AppError::internal)?
                 .as_slice()[target];
-            let answer = match design.question_type() {
-                QuestionType::YesNo => "your true answer is Yes".to_owned(),
-                _ => format!("your answer is “{}”", design.report_label(target as u8)),
-            };
-            let seen = match design.question_type() {
-                QuestionType::YesNo => "a Yes report".to_owned(),
-                _ => "that option reported".to_owned(),
-            };
-            format!(
-                "Someone who thought there was a {prior} % chance that {answer} would, after \
-                 seeing {seen}, think it at most {} %. (ε = {:.2})",
-                percent_rounded_up(posterior),
-                design.epsilon()
-            )
+            let posterior = t.decimal(&percent_rounded_up(posterior));
+            match design.question_type() {
+                QuestionType::YesNo => t.with(
+                    "observer-yes-no",
+                    &[
+                        ("prior", prior.into()),
+                        ("posterior", posterior.into()),
+                        ("epsilon", epsilon.into()),
+                    ],
+                ),
+                _ => t.with(
+                    "observer-option",
+                    &[
+                        ("prior", prior.into()),
+                        ("option", design.report_label(target as u8).into()),
+                        ("posterior", posterior.into()),
+                        ("epsilon", epsilon.into()),
+                    ],
+                ),
+            }
         }
         Mechanism::Number(number_design) => {
             let (min, max) = (number_design.min(), number_design.max());
@@ -137,19 +159,41 @@ pub fn explain(design: &QuestionDesign) -> Result<Explanation, AppError> {
                     &mut posterior,
                 )
                 .map_err(AppError::internal)?;
-            format!(
-                "Someone who thought there was a {prior} % chance that your number is {} \
-                 rather than {} would, after seeing a report of {}, think it at most {} %. \
-                 (ε = {:.2})",
-                number(max),
-                number(min),
-                number(max),
-                percent_rounded_up(posterior[1]),
-                design.epsilon()
+            t.with(
+                "observer-number",
+                &[
+                    ("prior", prior.into()),
+                    ("max", number(max, t).into()),
+                    ("min", number(min, t).into()),
+                    (
+                        "posterior",
+                        t.decimal(&percent_rounded_up(posterior[1])).into(),
+                    ),
+                    ("epsilon", epsilon.into()),
+                ],
             )
         }
     };
     Ok(Explanation { plain, observer })
+}
+
+/// A report in a catalog's words: Yes or No, the option's label (the researcher's text), or
+/// the end of a number's range it stands for.
+pub fn report_label(design: &QuestionDesign, report: u8, t: &Catalog) -> String {
+    let fields = design.fields();
+    match (design.question_type(), report) {
+        (QuestionType::YesNo, 0) => t.text("answer-no"),
+        (QuestionType::YesNo, _) => t.text("answer-yes"),
+        (QuestionType::Number, 0) => t.with(
+            "report-lower-end",
+            &[("value", number(fields.min.unwrap_or_default(), t).into())],
+        ),
+        (QuestionType::Number, _) => t.with(
+            "report-upper-end",
+            &[("value", number(fields.max.unwrap_or_default(), t).into())],
+        ),
+        (QuestionType::Choice | QuestionType::Ordinal, _) => design.report_label(report),
+    }
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ pub mod error;
 pub mod explain;
 pub mod export;
 pub mod http;
+pub mod i18n;
 pub mod invitations;
 pub mod live;
 pub mod results;

@@ -510,24 +510,29 @@
     return digest;
   }
 
-  /** A refusal to redeem, with a code the page can act on and a message for people. */
-  function tokenRefusal(code, message) {
+  /**
+   * A refusal to redeem, with a code the page words for people (in the survey's language)
+   * and any details it names; the message is English, for logs and tests.
+   */
+  function tokenRefusal(code, message, details) {
     const error = new Error(message);
     error.name = "TokenRefusal";
     error.code = code;
+    Object.assign(error, details || {});
     return error;
   }
 
   /**
    * The survey's public key (32 bytes) from the anonymous definition, once its fingerprint,
    * computed here, equals both the definition's and the invitation link's `linkKey`. Throws a
-   * TokenRefusal ("key_missing", "key_mismatch") otherwise: a server that gave this person a
-   * key of their own could tag them.
+   * TokenRefusal otherwise — "key_not_published", "key_missing" (the link names no key) or
+   * "key_mismatch" (with `server` and `link`, the two fingerprints): a server that gave this
+   * person a key of their own could tag them.
    */
   function pinnedKey(deps, definition, linkKey) {
     const published = definition && definition.invitation_key;
     if (!published || !isB64(published.public_key)) {
-      throw tokenRefusal("key_missing", "This survey does not publish a key for invitations, so " +
+      throw tokenRefusal("key_not_published", "This survey does not publish a key for invitations, so " +
         "this invitation link cannot be used here. Nothing was sent.");
     }
     const bytes = deps.tokens.api.fromBase64url(published.public_key);
@@ -542,7 +547,7 @@
         fingerprint.slice(0, 16) + "…) is not the one your invitation link was made for (" +
         String(linkKey).slice(0, 16) + "…). A server could use a key of your own to recognise " +
         "your answers, so this page will not use it. Nothing was sent; please tell the survey's " +
-        "organisers.");
+        "organisers.", { server: fingerprint, link: String(linkKey) });
     }
     return { bytes: bytes, fingerprint: fingerprint };
   }
@@ -562,7 +567,7 @@
     let stored = readTokenState(deps.storage, slug);
     if (stored && stored.token) {
       if (link && link.key && link.key !== stored.key) {
-        throw tokenRefusal("key_mismatch", "This device already holds a token for this survey, " +
+        throw tokenRefusal("key_other_token", "This device already holds a token for this survey, " +
           "bought with a link for another survey key. Nothing was sent.");
       }
       return { outcome: "ready", token: stored.token, fingerprint: stored.key };
@@ -604,7 +609,7 @@
         api.fromBase64url(answer.proof), pinned.bytes);
     } catch (error) {
       forgetToken(deps.storage, slug);
-      return { outcome: "refused", status: 200, code: error.code || "proof_rejected",
+      return { outcome: "refused", status: 200, code: "proof_rejected",
         message: "The server's answer was not made with the survey's key, so this page will not " +
           "use it. Nothing was sent; please tell the survey's organisers." };
     }

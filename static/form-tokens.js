@@ -26,6 +26,16 @@
   const slug = page.dataset.slug;
   const statusLine = document.getElementById("invitation-status");
 
+  // Every sentence comes from the page, in the survey's language (locales/*/form.ftl, the
+  // messages named js-token-… and js-key-…), as for form.js.
+  const messages = JSON.parse(page.dataset.messages || "{}");
+  function message(id, values) {
+    const text = Object.prototype.hasOwnProperty.call(messages, id) ? messages[id] : id;
+    return text.replace(/\{\$([a-z_]+)\}/g, function (whole, name) {
+      return values && Object.prototype.hasOwnProperty.call(values, name) ? String(values[name]) : whole;
+    });
+  }
+
   // The invitation travels in the fragment, never in a request line: read once, then taken
   // out of the address bar (and so out of the history and of bookmarks).
   const link = core.invitationOfFragment(location.hash);
@@ -67,8 +77,7 @@
     getRandomValues: getRandomValues,
     now: () => Date.now(),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-    onRetry: (retry) => say("Exchanging your invitation: no answer from the server yet (" +
-      (retry.status === null ? "no connection" : "status " + retry.status) + "); trying again…"),
+    onRetry: () => say(message("js-token-waiting")),
     mechanism: null,
     tokens: { api: api, exports: null },
   };
@@ -83,49 +92,63 @@
   // Runs the exchange (on load, and again at sending if it had not finished); never throws.
   async function exchange() {
     if (typeof WebAssembly !== "object" || !getRandomValues) {
-      return { outcome: "error", message: "This browser cannot run the survey's token module." };
+      return { outcome: "error", code: "unsupported" };
     }
+    let definition;
     try {
       if (!deps.mechanism) deps.mechanism = await instantiate(MECHANISM_URL);
       if (!deps.tokens.exports) deps.tokens.exports = await api.load(TOKENS_URL);
-      const definition = await core.fetchDefinition(deps, slug);
-      if (!definition.requires_invitation) return { outcome: "not-required" };
-      say("Exchanging your invitation for an anonymous token on this device…");
+    } catch (_) {
+      return { outcome: "error", code: "unsupported" };
+    }
+    try {
+      definition = await core.fetchDefinition(deps, slug);
+    } catch (_) {
+      return { outcome: "error", code: null, message: message("js-cannot-load") };
+    }
+    if (!definition.requires_invitation) return { outcome: "not-required" };
+    try {
+      say(message("js-token-exchanging"));
       const result = await core.redeem(deps, slug, definition, link);
       if (result.outcome === "ready" && !redeemedAt) redeemedAt = Date.now();
       return result;
     } catch (error) {
-      return { outcome: "error", code: error.code || null, message: error.message || String(error) };
+      return { outcome: "error", code: error.code || null, message: errorText(error), error: error };
     }
   }
 
   function show(result) {
     if (result.outcome === "ready") {
-      say("Your invitation was exchanged for an anonymous token on this device: the server " +
-        "learns that you took part, never which answers are yours. Survey key fingerprint " +
-        fingerprintText(result.fingerprint) + " (the one in your invitation link).");
-    } else if (result.outcome === "refused") {
+      say(message("js-token-ready", { fingerprint: fingerprintText(result.fingerprint) }));
+    } else if (result.outcome === "refused" || result.outcome === "error") {
       say(refusalText(result), true);
-    } else if (result.outcome === "error") {
-      say(result.message, true);
     } else {
       say("");
     }
   }
 
+  // A refusal of the key (before anything is sent), in the survey's language.
+  function errorText(error) {
+    switch (error.code) {
+      case "key_mismatch":
+        return message("js-key-mismatch", { server: error.server.slice(0, 16), link: error.link.slice(0, 16) });
+      case "key_missing": return message("js-key-missing");
+      case "key_not_published": return message("js-key-not-published");
+      case "key_other_token": return message("js-key-other-token");
+      default: return message("js-token-unsupported");
+    }
+  }
+
   function refusalText(result) {
+    if (result.outcome === "error") {
+      return result.code === "unsupported" ? message("js-token-unsupported") : result.message;
+    }
     switch (result.code) {
-      case "invitation_used":
-        return "This invitation has already been used (from another device or browser, or " +
-          "after this browser forgot it). Ask the survey's organisers for a new invitation. " +
-          "Nothing was sent.";
-      case "invitation_invalid":
-        return "This invitation link is not valid for this survey. Nothing was sent.";
-      case "survey_not_open":
-        return "This survey is closed: the invitation can no longer be used. Nothing was sent.";
-      default:
-        return "The invitation could not be exchanged: " + (result.message || "status " + result.status) +
-          ". Nothing was sent.";
+      case "invitation_used": return message("js-token-used");
+      case "invitation_invalid": return message("js-token-invalid");
+      case "survey_not_open": return message("js-token-closed");
+      case "proof_rejected": return message("js-proof-rejected");
+      default: return message("js-token-failed", { status: result.status });
     }
   }
 
@@ -148,7 +171,7 @@
      */
     token: async function () {
       if (running) await running;
-      if (!outcome || outcome.outcome === "gave-up" || outcome.outcome === "error" && !outcome.code) {
+      if (!outcome || outcome.outcome === "gave-up" || (outcome.outcome === "error" && !outcome.code)) {
         running = exchange().then(function (result) {
           outcome = result;
           show(result);
@@ -162,9 +185,9 @@
         return outcome.token;
       }
       if (outcome.outcome === "none" || outcome.outcome === "not-required") {
-        throw new Error("This survey needs your personal invitation link. Nothing was sent.");
+        throw new Error(message("js-needs-invitation"));
       }
-      throw new Error(outcome.outcome === "refused" ? refusalText(outcome) : outcome.message);
+      throw new Error(refusalText(outcome));
     },
   });
 })();

@@ -11,6 +11,16 @@
   const core = globalThis.DeniableCore;
   const page = document.getElementById("survey");
   if (!page || !core) return;
+
+  // Every sentence this script shows comes from the page, in the survey's language
+  // (locales/*/form.ftl, the messages named js-…); "{$name}" marks where a value goes.
+  const messages = JSON.parse(page.dataset.messages || "{}");
+  function message(id, values) {
+    const text = Object.prototype.hasOwnProperty.call(messages, id) ? messages[id] : id;
+    return text.replace(/\{\$([a-z_]+)\}/g, function (whole, name) {
+      return values && Object.prototype.hasOwnProperty.call(values, name) ? String(values[name]) : whole;
+    });
+  }
   // The owner's preview shares the survey's storage key: it must neither send nor show it.
   if (page.dataset.preview === "true") return;
   const slug = page.dataset.slug;
@@ -54,7 +64,7 @@
       new Promise(function (resolve) {
         setTimeout(function () {
           stopCountdown();
-          say("Trying again…");
+          say(message("js-trying-again"));
           resolve();
         }, ms);
       }),
@@ -70,11 +80,12 @@
   function showRetry(retry) {
     stopCountdown();
     const until = Date.now() + retry.delayMs;
-    const why = retry.status === null ? "no answer from the server" : "the server answered " + retry.status;
+    const why = retry.status === null
+      ? message("js-why-no-answer")
+      : message("js-why-status", { status: retry.status });
     function tick() {
       const seconds = Math.max(0, Math.ceil((until - Date.now()) / 1000));
-      say("Busy (" + why + "), retrying in " + seconds + " s. Your reports are kept on this " +
-        "device and will be sent unchanged: no new coins are flipped.");
+      say(message("js-retrying", { why: why, seconds: seconds }));
     }
     tick();
     countdown = setInterval(tick, 250);
@@ -101,7 +112,7 @@
       if (report === undefined) continue;
       const label = question.labels[report] !== undefined ? question.labels[report] : String(report);
       const item = document.createElement("li");
-      item.textContent = question.number + ". " + question.text + " — reported: " + label;
+      item.textContent = message("js-reported", { number: question.number, question: question.text, report: label });
       list.appendChild(item);
     }
   }
@@ -123,8 +134,8 @@
   function setChoicesEnabled(enabled) {
     document.querySelectorAll("#survey-form input").forEach(function (input) {
       if (!enabled) {
-        // The true answers leave the page too.
-        if (input.type === "radio") input.checked = false;
+        // The true answers leave the page too (and the consent is asked again).
+        if (input.type === "radio" || input.type === "checkbox") input.checked = false;
         else input.value = "";
       }
       input.disabled = !enabled;
@@ -139,10 +150,12 @@
     box.addEventListener("input", function () { if (box.value !== "") slider.value = box.value; });
   });
 
-  // "questions 1, 2 and 3"
-  function listed(numbers) {
-    if (numbers.length === 1) return "question " + numbers[0];
-    return "questions " + numbers.slice(0, -1).join(", ") + " and " + numbers[numbers.length - 1];
+  // "Please answer questions 1, 2 and 3" (the four languages separate all but the last
+  // two with a comma).
+  function missingMessage(numbers) {
+    if (numbers.length === 1) return message("js-missing-one", { numbers: numbers[0] });
+    const list = message("js-list-and", { items: numbers.slice(0, -1).join(", "), last: numbers[numbers.length - 1] });
+    return message("js-missing-many", { numbers: list });
   }
 
   function markMissing(ids) {
@@ -164,8 +177,26 @@
   }
 
   // --- what this device remembers
+  // The consent and its hint belong to answering: hidden while there is nothing to answer.
+  function showConsent(visible) {
+    ["consent", "consent-hint"].forEach(function (id) {
+      const element = document.getElementById(id);
+      if (element) element.hidden = !visible;
+    });
+  }
+
+  // Already answered: the stored reports are shown instead of the questions, whose empty
+  // choices would invite answering again.
+  function showQuestions(visible) {
+    document.querySelectorAll("fieldset.question").forEach(function (fieldset) {
+      fieldset.hidden = !visible;
+    });
+  }
+
   function showAlreadyAnswered(state) {
     setChoicesEnabled(false);
+    showConsent(false);
+    showQuestions(false);
     submitButton.hidden = true;
     submitButton.disabled = true;
     listReports(document.getElementById("memo-reports"), state.reports);
@@ -180,11 +211,13 @@
     forgetHere();
     memoNote.hidden = true;
     submitButton.hidden = false;
+    showConsent(true);
+    showQuestions(true);
     if (accepting) {
       setChoicesEnabled(true);
       enableSending();
     }
-    say("This device forgot this survey. Answering again flips new coins.");
+    say(message("js-forgot"));
   });
 
   // --- the Sent page
@@ -220,8 +253,8 @@
     // navigator.clipboard exists only on HTTPS; on a LAN address the selection is copied.
     if (navigator.clipboard && window.isSecureContext) {
       navigator.clipboard.writeText(shownReceipt).then(
-        function () { receiptSay("Copied."); },
-        function () { selectReceipt(); receiptSay("Selected: copy it with your device's copy command."); },
+        function () { receiptSay(message("js-copied")); },
+        function () { selectReceipt(); receiptSay(message("js-selected")); },
       );
       return;
     }
@@ -232,18 +265,18 @@
     } catch (_) {
       copied = false;
     }
-    receiptSay(copied ? "Copied." : "Selected: copy it with your device's copy command.");
+    receiptSay(message(copied ? "js-copied" : "js-selected"));
   });
 
   document.getElementById("receipt-download").addEventListener("click", function () {
     if (!shownReceipt) return;
     const text = [
-      "Deniable receipt for the survey \"" + document.querySelector("h1").textContent + "\"",
+      message("js-receipt-file-title", { title: document.querySelector("h1").textContent }),
       "",
       shownReceipt,
       "",
-      "To view or withdraw your response: " + location.origin + "/s/" + slug + "/receipt",
-      "Keep it secret: anyone holding it can see or withdraw your reports.",
+      message("js-receipt-file-link", { url: location.origin + "/s/" + slug + "/receipt" }),
+      message("js-receipt-file-secret"),
       "",
     ].join("\n");
     const url = URL.createObjectURL(new Blob([text], { type: "text/plain;charset=utf-8" }));
@@ -254,12 +287,12 @@
     link.click();
     link.remove();
     setTimeout(function () { URL.revokeObjectURL(url); }, 60000);
-    receiptSay("Downloaded as " + link.download + ".");
+    receiptSay(message("js-downloaded", { file: link.download }));
   });
 
   document.getElementById("sent-forget").addEventListener("click", function () {
     forgetHere();
-    receiptSay("This device forgot this survey: it keeps nothing of it now.");
+    receiptSay(message("js-sent-forgot"));
   });
 
   // --- sending
@@ -272,23 +305,58 @@
       return;
     }
     setChoicesEnabled(false);
+    showConsent(false);
     submitButton.hidden = true;
-    say("The server refused the reports: " + (outcome.message || "status " + outcome.status) +
-      ". Nothing more will be sent from this device.", true);
+    say(refusal(outcome), true);
     listReports(document.getElementById("memo-reports"), state.reports);
     memoNote.hidden = false;
   }
 
+  // Why the server refused the reports, in the survey's language (the API's own messages
+  // are English).
+  function refusal(outcome) {
+    switch (outcome.code) {
+      case "survey_not_open": return message("js-refused-closed");
+      case "response_withdrawn": return message("js-refused-withdrawn");
+      case "invitation_invalid":
+      case "token_invalid": case "token_spent":
+      case "invitation_required": return message("js-refused-invitation");
+      default: return message("js-refused", { status: outcome.status });
+    }
+  }
+
+  // --- consent: with a consent text, nothing is randomized or sent before the respondent
+  // ticks that they agree; "Randomize and send" stays disabled until then.
+  const consentBox = document.getElementById("consent-checkbox");
+  function consentGiven() {
+    return !consentBox || consentBox.checked;
+  }
+  let mechanismReady = false;
+  function updateSendButton() {
+    submitButton.disabled = submitButton.hidden || !mechanismReady || !consentGiven();
+  }
+  if (consentBox) consentBox.addEventListener("change", updateSendButton);
+
   let submitting = false;
   async function submit() {
     if (submitting) return;
+    if (!consentGiven()) {
+      say(message("js-needs-consent"), true);
+      consentBox.focus();
+      return;
+    }
     submitting = true;
     submitButton.disabled = true;
-    say("Randomizing on this device…");
+    say(message("js-randomizing"));
     let prepared = null;
     try {
-      const definition = await core.fetchDefinition(deps, slug);
-      if (definition.status !== "open") throw new Error("This survey is " + definition.status + "; nothing was sent.");
+      let definition;
+      try {
+        definition = await core.fetchDefinition(deps, slug);
+      } catch (_) {
+        throw new Error(message("js-cannot-load"));
+      }
+      if (definition.status !== "open") throw new Error(message("js-not-open"));
       const token = definition.requires_invitation ? await globalThis.DeniableFormTokens.token() : null;
       const answers = [];
       const missing = [];
@@ -297,9 +365,14 @@
         const truth = chosenTruth(question.id);
         if (truth === undefined) {
           markMissing([String(question.id)]);
-          const step = question.min % 1 === 0 && question.max % 1 === 0 ? "a whole number" : "a number";
-          throw new Error("Question " + (question.position + 1) + " needs " + step + " from " +
-            question.min + " to " + question.max + ". Nothing was sent.");
+          // The bounds as the page writes them ("0,5" in German).
+          const fieldset = document.getElementById("question-" + question.id);
+          const whole = question.min % 1 === 0 && question.max % 1 === 0;
+          throw new Error(message(whole ? "js-needs-whole-number" : "js-needs-number", {
+            number: question.position + 1,
+            min: fieldset ? fieldset.dataset.min : question.min,
+            max: fieldset ? fieldset.dataset.max : question.max,
+          }));
         }
         if (truth === null) {
           missing.push(question.position + 1);
@@ -310,27 +383,26 @@
       }
       markMissing(missingIds);
       if (missing.length > 0) {
-        throw new Error("Please answer " + listed(missing) + ": every question is randomized, " +
-          "so no answer can be held against you. Nothing was sent.");
+        throw new Error(missingMessage(missing));
       }
       const existing = core.readState(deps.storage, slug);
       if (existing) {
         // Another tab answered meanwhile: never flip a second set of coins.
         showAlreadyAnswered(existing);
-        say("This device has just answered this survey in another tab; nothing more was sent.");
+        say(message("js-other-tab"));
         return;
       }
       prepared = core.prepare(deps, slug, definition.nonce, answers, token);
       answers.forEach(function (answer) { answer.truth = null; });
     } catch (error) {
       say(error.message || String(error), true);
-      submitButton.disabled = false;
+      updateSendButton();
       return;
     } finally {
       submitting = false;
     }
     setChoicesEnabled(false);
-    say("Sending…");
+    say(message("js-sending"));
     await deliver(prepared.state);
   }
 
@@ -356,7 +428,10 @@
       });
     }
     mechanismLoading.then(
-      function () { submitButton.disabled = submitButton.hidden; },
+      function () {
+        mechanismReady = true;
+        updateSendButton();
+      },
       function () {
         noWasm.hidden = false;
         submitButton.disabled = true;
@@ -368,8 +443,9 @@
   const state = core.readState(deps.storage, slug);
   if (state && state.pending) {
     setChoicesEnabled(false);
+    showConsent(false);
     submitButton.hidden = true;
-    say("Sending your stored answers…");
+    say(message("js-sending-stored"));
     deliver(state);
   } else if (state) {
     showAlreadyAnswered(state);

@@ -12,6 +12,13 @@
   const core = globalThis.DeniableCore;
   if (!core) return;
 
+  // Its sentences come from the page, in the survey's language (locales/*/receipt.ftl).
+  const page = document.getElementById("receipt-page");
+  const messages = JSON.parse((page && page.dataset.messages) || "{}");
+  function message(id) {
+    return Object.prototype.hasOwnProperty.call(messages, id) ? messages[id] : id;
+  }
+
   function storageOrNull(name) {
     try {
       return window[name];
@@ -34,16 +41,14 @@
       const note = document.createElement("p");
       note.id = "withdrawn-device-note";
       note.setAttribute("role", "status");
-      note.textContent = core.dropPending(local, slug, responseId)
-        ? "This browser was still trying to send these answers; it has dropped them and will not send them again."
-        : "This browser remembers that it answered this survey, so its form will not send again. " +
-          "Its “Forget this survey on this device” button clears that too.";
+      note.textContent = message(core.dropPending(local, slug, responseId)
+        ? "js-withdrawn-dropped"
+        : "js-withdrawn-remembered");
       withdrawn.after(note);
     }
     return;
   }
 
-  const page = document.getElementById("receipt-page");
   const form = document.getElementById("receipt-form");
   const input = document.getElementById("receipt-input");
   if (!page || !form || !input || typeof WebAssembly !== "object") return;

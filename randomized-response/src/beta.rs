@@ -28,7 +28,9 @@ pub(crate) fn regularized_incomplete_beta(a: f64, b: f64, x: f64) -> f64 {
     }
 }
 
-fn continued_fraction(a: f64, b: f64, x: f64) -> f64 {
+/// The continued fraction of `I_x(a, b)`: `I_x(a, b) = x^a (1 − x)^b / (a B(a, b)) · cf`,
+/// which converges fast for `x < (a + 1)/(a + b + 2)`.
+pub(crate) fn continued_fraction(a: f64, b: f64, x: f64) -> f64 {
     let clamp = |value: f64| if value.abs() < TINY { TINY } else { value };
     let mut c = 1.0;
     let mut d = 1.0 / clamp(1.0 - (a + b) * x / (a + 1.0));

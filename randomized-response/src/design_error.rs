@@ -100,6 +100,15 @@ pub enum DesignError {
     },
     /// A planned half-width must be a positive finite number.
     HalfWidth(f64),
+    /// A hypothesised value of a target must lie in the target's range.
+    NullValue {
+        /// The value given.
+        value: f64,
+        /// The lower end of the target's range.
+        low: f64,
+        /// The upper end of the target's range.
+        high: f64,
+    },
 }
 
 impl fmt::Display for DesignError {
@@ -190,6 +199,10 @@ impl fmt::Display for DesignError {
             Self::HalfWidth(width) => {
                 write!(f, "the half-width must be a positive number, got {width}")
             }
+            Self::NullValue { value, low, high } => write!(
+                f,
+                "the hypothesised value must lie between {low} and {high}, got {value}"
+            ),
         }
     }
 }

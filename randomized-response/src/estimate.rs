@@ -187,7 +187,16 @@ pub fn exact_interval(
 /// Its first step, `ρ = V / (c + ln(1 + c))`, is the approximation of Howard et al.
 /// (2021), §3.5.
 pub fn anytime_mixture_scale(planned_intrinsic_time: f64, confidence: Confidence) -> f64 {
-    let c = 2.0 * libm::log(1.0 / confidence.beta());
+    mixture_scale(
+        planned_intrinsic_time,
+        2.0 * libm::log(1.0 / confidence.beta()),
+    )
+}
+
+/// The ρ that makes `sqrt((V + ρ)(ln(1 + V/ρ) + c))` smallest at `V = planned_intrinsic_time`
+/// for a threshold term `c > 0`: `ρ = V/t` with `t = c + ln(1 + t)` (see
+/// [`anytime_mixture_scale`], which takes `c = 2 ln(1/β)`).
+pub(crate) fn mixture_scale(planned_intrinsic_time: f64, c: f64) -> f64 {
     let mut ratio = c;
     // Each step shrinks the error by 1/(1 + t), under 1/6 for β ≤ 0.1: a dozen steps
     // reach double precision. For unusually low confidence levels convergence is slower,

@@ -32,7 +32,14 @@
 //!   randomized response (Duchi, Jordan & Wainwright 2018); two draws.
 //! * [`PerRecordEstimator`]: one code path for every target (an option's share, an ordinal
 //!   mean, a number's mean): the unbiased estimate `P^{-T} f̂` as the mean of a bounded
-//!   per-record value, with its Chernoff, exact and anytime intervals and planner.
+//!   per-record value, with its Chernoff, exact and anytime intervals and planner; its
+//!   one-sided bounds ([`PerRecordEstimator::one_sided`], [`Side`]); tests of `θ = θ0`
+//!   ([`PerRecordEstimator::anytime_p_value`], [`PerRecordEstimator::exact_p_value`]); and
+//!   the difference between two groups ([`PerRecordEstimator::difference`], [`Group`]).
+//! * [`Design::consistency`]: an anytime-valid e-value of the reports against the design,
+//!   flagged past `1/`[`CONSISTENCY_ALPHA`].
+//! * [`JointDesign`]: the cross-tabulation of two questions as the product design, each
+//!   cell's share ([`JointCell`]) and conditional proportions ([`Conditional`]).
 //!
 //! References:
 //! * S. L. Warner, "Randomized response: a survey technique for eliminating evasive answer
@@ -56,17 +63,31 @@
 //!   frequency estimation", USENIX Security 2017.
 //! * J. C. Duchi, M. I. Jordan, M. J. Wainwright, "Minimax optimal procedures for locally
 //!   private estimation", JASA 113(521), 2018.
+//! * J. Ville, *Étude critique de la notion de collectif*, Gauthier-Villars, 1939; H. Robbins,
+//!   "Statistical methods related to the law of the iterated logarithm", Annals of
+//!   Mathematical Statistics 41(5), 1970; T. L. Lai, "On confidence sequences", Annals of
+//!   Statistics 4(2), 1976 (mixture martingales and their crossing probability).
+//! * A. Ramdas, P. Grünwald, V. Vovk, G. Shafer, "Game-theoretic statistics and safe
+//!   anytime-valid inference", Statistical Science 38(4), 2023 (e-values, anytime-valid
+//!   p-values).
+//! * R. A. Fisher, *The Design of Experiments*, 1935 (the exact test of a 2×2 table);
+//!   C. Loader, "Fast and accurate computation of binomial probabilities", 2000 (R's
+//!   `dbinom`).
 #![cfg_attr(target_arch = "wasm32", no_std)]
 #![warn(missing_docs)]
 
 pub mod abi;
 mod beta;
+mod binomial;
+pub mod consistency;
 pub mod design;
 mod design_error;
 mod error;
 mod estimate;
+pub mod joint;
 mod level;
 mod mechanism;
+mod mixture;
 mod number;
 mod per_record;
 mod sampler;
@@ -88,11 +109,15 @@ pub use sampler::{
 };
 pub use tally::Tally;
 
+pub use consistency::{Consistency, CONSISTENCY_ALPHA};
 pub use design::{Design, DesignKind, Shares, MAX_OPTIONS, MIN_OPTIONS};
 pub use design_error::DesignError;
+pub use joint::{Conditional, ConditionalSummary, JointCell, JointDesign};
 pub use mechanism::{Answer, Mechanism};
 pub use number::NumberDesign;
-pub use per_record::{Bounds, PerRecordEstimator, TargetSummary};
+pub use per_record::{
+    Bounds, DifferenceSummary, Group, OneSidedSummary, PerRecordEstimator, Side, TargetSummary,
+};
 
 /// The WebAssembly exports: a static buffer and two functions. See module [`abi`] and the
 /// crate's README.

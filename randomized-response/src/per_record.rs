@@ -23,6 +23,13 @@ use crate::beta::{inverse_regularized_incomplete_beta, Rounding};
 use crate::estimate::normal_mixture_boundary;
 use crate::{anytime_mixture_scale, Confidence, DesignError, MAX_OPTIONS};
 
+mod difference;
+mod hypothesis;
+mod one_sided;
+
+pub use difference::{DifferenceSummary, Group};
+pub use one_sided::{OneSidedSummary, Side};
+
 /// An estimator: the per-record unbiased value of each report and the target's range.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PerRecordEstimator {
@@ -45,7 +52,7 @@ pub struct Bounds {
 }
 
 impl Bounds {
-    fn clipped(low: f64, high: f64, target_low: f64, target_high: f64) -> Self {
+    pub(crate) fn clipped(low: f64, high: f64, target_low: f64, target_high: f64) -> Self {
         Self {
             low: low.clamp(target_low, target_high),
             high: high.clamp(target_low, target_high),
@@ -272,33 +279,36 @@ impl PerRecordEstimator {
         if self.high_reports.is_none() {
             return Ok(None);
         }
-        let (n, high) = (counted.total as f64, counted.high as f64);
         let tail = confidence.beta() / 2.0;
-        let rate_low = if counted.high == 0 {
-            0.0
-        } else {
-            inverse_regularized_incomplete_beta(high, n - high + 1.0, tail, Rounding::Down)
-        };
-        let rate_high = if counted.high == counted.total {
-            1.0
-        } else {
-            inverse_regularized_incomplete_beta(high + 1.0, n - high, 1.0 - tail, Rounding::Up)
-        };
-        // The map's own rounding: at most an ulp of its largest term on each side.
-        let slack = 2.0
-            * f64::EPSILON
-            * f64::max(
-                self.value_width(),
-                f64::max(libm::fabs(self.lowest), libm::fabs(self.highest)),
-            );
-        let low = self.lowest + self.value_width() * rate_low - slack;
-        let high = self.lowest + self.value_width() * rate_high + slack;
+        let low = self.target_at_rate(clopper_pearson(&counted, Side::Lower, tail), Side::Lower);
+        let high = self.target_at_rate(clopper_pearson(&counted, Side::Upper, tail), Side::Upper);
         Ok(Some(Bounds::clipped(
             low,
             high,
             self.target_low,
             self.target_high,
         )))
+    }
+
+    /// `w_min + W ζ`, moved outward (down for a lower bound, up for an upper one) by the
+    /// map's own rounding: at most an ulp of its largest term on each side.
+    fn target_at_rate(&self, rate: f64, side: Side) -> f64 {
+        let slack = 2.0
+            * f64::EPSILON
+            * f64::max(
+                self.value_width(),
+                f64::max(libm::fabs(self.lowest), libm::fabs(self.highest)),
+            );
+        let value = self.lowest + self.value_width() * rate;
+        match side {
+            Side::Lower => value - slack,
+            Side::Upper => value + slack,
+        }
+    }
+
+    /// The reports with the higher value, as a bit set, when w is two-valued.
+    pub(crate) fn high_report_set(&self) -> Option<u32> {
+        self.high_reports
     }
 
     /// The estimate and all three intervals; `Ok(None)` when there are no reports.
@@ -352,5 +362,23 @@ impl PerRecordEstimator {
             self.target_low,
             self.target_high,
         )
+    }
+}
+
+/// The one-sided Clopper–Pearson bound on the rate of the higher-valued reports with error
+/// `tail` (Clopper & Pearson 1934): the lower `B⁻¹(tail; n_A, N − n_A + 1)` (0 when
+/// n_A = 0), the upper `B⁻¹(1 − tail; n_A + 1, N − n_A)` (1 when n_A = N); the beta quantiles
+/// within 1e-13 and rounded outward.
+fn clopper_pearson(counted: &Counted, side: Side, tail: f64) -> f64 {
+    let (n, high) = (counted.total as f64, counted.high as f64);
+    match side {
+        Side::Lower if counted.high == 0 => 0.0,
+        Side::Lower => {
+            inverse_regularized_incomplete_beta(high, n - high + 1.0, tail, Rounding::Down)
+        }
+        Side::Upper if counted.high == counted.total => 1.0,
+        Side::Upper => {
+            inverse_regularized_incomplete_beta(high + 1.0, n - high, 1.0 - tail, Rounding::Up)
+        }
     }
 }

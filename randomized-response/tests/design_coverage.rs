@@ -24,8 +24,11 @@
 //! checks, on a few cells, that the computed coverage is the sampler's (within 5 standard
 //! errors), so the law used above is the one the sampler produces.
 
+mod common;
+
+use common::{counts_at, draw_answer, first_false, first_false_by_bisection, in_parallel, Law};
 use rand_chacha::ChaCha20Rng;
-use rand_core::{RngCore, SeedableRng};
+use rand_core::SeedableRng;
 use randomized_response::{
     Bounds, Confidence, Design, NumberDesign, PerRecordEstimator, PrivacyLevel,
 };
@@ -36,8 +39,6 @@ const STREAM_LENGTH: u64 = 10_000;
 const PLANNED_RESPONDENTS: u64 = 1_000;
 const EPSILONS: [f64; 5] = [0.1, 0.5, 1.0, 2.0, 5.0];
 const SHARES: [f64; 5] = [0.0, 0.05, 0.5, 0.95, 1.0];
-/// Edge entries of a law below this are dropped (and counted as not covering).
-const NEGLIGIBLE: f64 = 1e-30;
 
 fn level(epsilon: f64) -> PrivacyLevel {
     PrivacyLevel::new(epsilon).unwrap()
@@ -77,24 +78,7 @@ impl Cell {
 
     /// Report counts with n reports at walk position `position`.
     fn counts(&self, n: u64, position: u64, counts: &mut [u64; 20]) {
-        counts.fill(0);
-        match self.binary {
-            Some((high, low)) => {
-                counts[high] = position;
-                counts[low] = n - position;
-            }
-            None => {
-                let top = self.largest_step();
-                let (full, rest) = (position / top, position % top);
-                counts[top as usize] = full;
-                let mut used = full;
-                if rest > 0 {
-                    counts[rest as usize] += 1;
-                    used += 1;
-                }
-                counts[0] += n - used;
-            }
-        }
+        counts_at(self.binary, self.largest_step(), n, position, counts);
     }
 
     fn interval(&self, kind: Kind, n: u64, position: u64) -> Option<Bounds> {
@@ -128,111 +112,6 @@ impl Cell {
                 first_false_by_bisection(top, reached),
             ),
         }
-    }
-}
-
-/// The first position in 0..=top where `holds` is false (top + 1 if none), for a predicate
-/// that is true up to some position and false after it.
-fn first_false_by_bisection(top: u64, holds: impl Fn(u64) -> bool) -> u64 {
-    let (mut low, mut high) = (0, top + 1);
-    while low < high {
-        let middle = low + (high - low) / 2;
-        if holds(middle) {
-            low = middle + 1;
-        } else {
-            high = middle;
-        }
-    }
-    low
-}
-
-/// The same, walking from `hint` (the answer at the previous n moves only a little).
-fn first_false(top: u64, hint: u64, holds: impl Fn(u64) -> bool) -> u64 {
-    let mut position = hint.min(top + 1);
-    if position <= top && holds(position) {
-        while position <= top && holds(position) {
-            position += 1;
-        }
-    } else {
-        while position > 0 && !holds(position - 1) {
-            position -= 1;
-        }
-    }
-    position
-}
-
-/// The law of the walk's position: `values[i]` is the probability of `start + i`.
-struct Law {
-    start: u64,
-    values: Vec<f64>,
-}
-
-impl Law {
-    fn at_zero() -> Self {
-        Self {
-            start: 0,
-            values: vec![1.0],
-        }
-    }
-
-    /// One more report.
-    fn step(&mut self, steps: &[f64]) {
-        let mut next = vec![0.0; self.values.len() + steps.len() - 1];
-        for (i, &mass) in self.values.iter().enumerate() {
-            if mass != 0.0 {
-                for (j, &probability) in steps.iter().enumerate() {
-                    next[i + j] += mass * probability;
-                }
-            }
-        }
-        self.values = next;
-    }
-
-    /// Drops negligible entries at both edges; returns the mass dropped.
-    fn trim(&mut self) -> f64 {
-        let mut dropped = 0.0;
-        let keep_from = self
-            .values
-            .iter()
-            .position(|&m| m >= NEGLIGIBLE)
-            .unwrap_or(self.values.len());
-        dropped += self.values[..keep_from].iter().sum::<f64>();
-        self.values.drain(..keep_from);
-        self.start += keep_from as u64;
-        let keep_to = self
-            .values
-            .iter()
-            .rposition(|&m| m >= NEGLIGIBLE)
-            .map_or(0, |i| i + 1);
-        dropped += self.values[keep_to..].iter().sum::<f64>();
-        self.values.truncate(keep_to);
-        dropped
-    }
-
-    /// The mass at positions in `[first, past)`.
-    fn mass_in(&self, (first, past): (u64, u64)) -> f64 {
-        let end = self.start + self.values.len() as u64;
-        let (from, to) = (first.max(self.start), past.min(end));
-        if from >= to {
-            return 0.0;
-        }
-        self.values[(from - self.start) as usize..(to - self.start) as usize]
-            .iter()
-            .sum()
-    }
-
-    /// Removes the mass outside `[first, past)` (the walks that left the covering range).
-    fn keep_only(&mut self, (first, past): (u64, u64)) {
-        let end = self.start + self.values.len() as u64;
-        let (from, to) = (first.max(self.start), past.min(end));
-        if from >= to {
-            self.values.clear();
-            self.start = first;
-            return;
-        }
-        self.values.truncate((to - self.start) as usize);
-        self.values.drain(..(from - self.start) as usize);
-        self.start = from;
     }
 }
 
@@ -436,42 +315,6 @@ fn ordinal_cells() -> Vec<Cell> {
     cells
 }
 
-/// Runs `work` over `items` on both cores, keeping their order.
-fn in_parallel<I: Sync, T: Send>(items: &[I], work: impl Fn(&I) -> T + Sync) -> Vec<T> {
-    // Interleaved, so that both cores get a share of the expensive cells.
-    let work = &work;
-    std::thread::scope(|scope| {
-        let other = scope.spawn(move || {
-            items
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| i % 2 == 1)
-                .map(|(_, item)| work(item))
-                .collect::<Vec<_>>()
-        });
-        let mine: Vec<T> = items
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| i % 2 == 0)
-            .map(|(_, item)| work(item))
-            .collect();
-        let theirs = other.join().unwrap();
-        let mut results = Vec::with_capacity(items.len());
-        let (mut mine, mut theirs) = (mine.into_iter(), theirs.into_iter());
-        for i in 0..items.len() {
-            results.push(
-                if i % 2 == 0 {
-                    mine.next()
-                } else {
-                    theirs.next()
-                }
-                .unwrap(),
-            );
-        }
-        results
-    })
-}
-
 /// Checks every cell and prints the minimum coverage per design family and interval.
 fn check(cells: &[Cell]) {
     let coverages = in_parallel(cells, compute);
@@ -617,19 +460,6 @@ fn the_intervals_of_a_number_cover_the_mean_of_a_fixed_class_too() {
         minimum[0], minimum[1], minimum[2]
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-}
-
-/// A truth drawn from a distribution over answers by one 64-bit draw (to within 2^-53).
-fn draw_answer(distribution: &[f64], rng: &mut ChaCha20Rng) -> usize {
-    let uniform = (rng.next_u64() >> 11) as f64 / (1_u64 << 53) as f64;
-    let mut cumulative = 0.0;
-    for (answer, &probability) in distribution.iter().enumerate() {
-        cumulative += probability;
-        if uniform < cumulative {
-            return answer;
-        }
-    }
-    distribution.iter().rposition(|&p| p > 0.0).unwrap()
 }
 
 #[test]

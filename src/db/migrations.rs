@@ -21,7 +21,7 @@ struct Migration {
     then: Option<DataStep>,
 }
 
-const MIGRATIONS: [Migration; 4] = [
+const MIGRATIONS: [Migration; 5] = [
     Migration {
         version: 1,
         sql: include_str!("../../migrations/sqlite/0001_initial.sql"),
@@ -35,6 +35,11 @@ const MIGRATIONS: [Migration; 4] = [
     Migration {
         version: 3,
         sql: include_str!("../../migrations/sqlite/0003_designs.sql"),
+        then: None,
+    },
+    Migration {
+        version: 4,
+        sql: include_str!("../../migrations/sqlite/0004_survey_intro.sql"),
         then: None,
     },
     Migration {

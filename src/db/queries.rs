@@ -8,7 +8,7 @@ use crate::crypto::PasswordHash;
 use crate::domain::{
     Email, InvitationHash, MinCell, Question, QuestionDefinition, QuestionDesign, QuestionId,
     ResearcherId, RetentionDate, Slug, Survey, SurveyDefinition, SurveyDetails, SurveyId,
-    SurveyStatus, TokenHash,
+    SurveyIntro, SurveyStatus, TokenHash,
 };
 use crate::error::AppError;
 
@@ -144,8 +144,9 @@ pub fn insert_survey(
         .execute(
             "INSERT INTO surveys
                  (slug, owner_id, title, description, status, planned_respondents,
-                  requires_invitation, delete_after, min_cell)
-             VALUES (?1, ?2, ?3, ?4, 'draft', ?5, ?6, ?7, ?8)",
+                  requires_invitation, delete_after, min_cell,
+                  researcher, contact, consent, language)
+             VALUES (?1, ?2, ?3, ?4, 'draft', ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             params![
                 slug.as_str(),
                 owner_id.get(),
@@ -155,6 +156,10 @@ pub fn insert_survey(
                 definition.requires_invitation(),
                 definition.delete_after().map(RetentionDate::as_str),
                 definition.min_cell().get(),
+                definition.intro().researcher(),
+                definition.intro().contact_text(),
+                definition.intro().consent(),
+                definition.intro().language().as_str(),
             ],
         )
         .map_err(|error| {
@@ -248,7 +253,7 @@ fn load_survey(
     let found = connection
         .query_row(
             "SELECT id, title, description, status, planned_respondents, requires_invitation,
-                    delete_after, min_cell
+                    delete_after, min_cell, researcher, contact, consent, language
              FROM surveys
              WHERE slug = ?1 AND (?2 IS NULL OR owner_id = ?2)",
             params![slug.as_str(), owner.map(ResearcherId::get)],
@@ -262,6 +267,12 @@ fn load_survey(
                     row.get::<_, bool>(5)?,
                     row.get::<_, Option<String>>(6)?,
                     row.get::<_, u32>(7)?,
+                    (
+                        row.get::<_, String>(8)?,
+                        row.get::<_, String>(9)?,
+                        row.get::<_, Option<String>>(10)?,
+                        row.get::<_, String>(11)?,
+                    ),
                 ))
             },
         )
@@ -275,10 +286,12 @@ fn load_survey(
         requires_invitation,
         delete_after,
         min_cell,
+        (researcher, contact, consent, language),
     )) = found
     else {
         return Ok(None);
     };
+    let intro = SurveyIntro::from_stored(researcher, &contact, consent, &language)?;
     let delete_after = delete_after
         .as_deref()
         .map(RetentionDate::parse)
@@ -321,6 +334,7 @@ fn load_survey(
         requires_invitation,
         delete_after,
         min_cell,
+        intro,
         questions,
     }))
 }
@@ -788,6 +802,30 @@ pub fn update_survey_details(
     if requires_invitation {
         super::redemptions::ensure_key(connection, survey_id)?;
     }
+    Ok(())
+}
+
+/// A draft's researcher, contact, consent text and language (what respondents are told
+/// before the questions). Like the questions, they are fixed once the survey opens: a
+/// respondent agrees to the consent text the survey had when they answered.
+pub fn update_survey_intro(
+    connection: &Connection,
+    slug: &Slug,
+    owner: ResearcherId,
+    intro: &SurveyIntro,
+) -> Result<(), AppError> {
+    let survey_id = owned_draft(connection, slug, owner)?;
+    connection.execute(
+        "UPDATE surveys SET researcher = ?2, contact = ?3, consent = ?4, language = ?5
+         WHERE id = ?1",
+        params![
+            survey_id.get(),
+            intro.researcher(),
+            intro.contact_text(),
+            intro.consent(),
+            intro.language().as_str(),
+        ],
+    )?;
     Ok(())
 }
 

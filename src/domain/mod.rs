@@ -11,10 +11,14 @@ use serde::Deserialize;
 use crate::crypto::{random_bytes, sha256};
 use crate::error::AppError;
 
+mod intro;
 mod question;
 mod response;
 mod submission;
 mod token;
+pub use intro::{
+    Contact, Language, SurveyIntro, MAX_CONSENT_CHARS, MAX_CONTACT_CHARS, MAX_RESEARCHER_CHARS,
+};
 pub use question::{
     DesignFields, DesignName, Question, QuestionDesign, QuestionType, MAX_NUMBER_BOUND,
     MAX_OPTION_CHARS,
@@ -498,6 +502,8 @@ pub struct Survey {
     /// Deleted with all its data once this UTC day is over.
     pub delete_after: Option<RetentionDate>,
     pub min_cell: MinCell,
+    /// Who runs it, how to reach them, the consent text and the form's language.
+    pub intro: SurveyIntro,
     pub questions: Vec<Question>,
 }
 
@@ -645,6 +651,28 @@ pub struct SurveyDefinitionInput {
     #[serde(default, deserialize_with = "whole_or_null")]
     #[schema(minimum = 1, maximum = 10_000)]
     min_cell: Option<u32>,
+    /// Who runs the survey (a person or a group), shown on the form: up to 200 characters,
+    /// one line.
+    #[serde(default)]
+    #[schema(
+        max_length = 200,
+        examples("Dr. Ada Lovelace, Department of Psychology")
+    )]
+    researcher: String,
+    /// How respondents reach the researcher, shown on the form as a link: an e-mail address
+    /// or an `https://`/`http://` address, up to 200 characters.
+    #[serde(default)]
+    #[schema(max_length = 200, examples("ethics@uni.example"))]
+    contact: String,
+    /// The information-and-consent statement (up to 4 000 characters). When given, the
+    /// form shows it and sends nothing until the respondent ticks that they agree.
+    #[serde(default)]
+    #[schema(max_length = 4000)]
+    consent: Option<String>,
+    /// The language of the form's own words and its `<html lang>` (default `en`).
+    #[serde(default)]
+    #[schema(value_type = Option<SurveyLanguage>)]
+    language: Option<String>,
     /// 1 to 100 questions, in the order respondents see them.
     #[schema(min_items = 1, max_items = 100)]
     questions: Vec<QuestionDefinitionInput>,
@@ -678,6 +706,18 @@ pub struct QuestionDefinitionInput {
 
 fn required_by_default() -> bool {
     true
+}
+
+/// A form language (the schema of [`SurveyDefinitionInput`]'s `language`; parsed as text so
+/// that another value gets a 400 that lists these).
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "lowercase")]
+#[allow(dead_code)] // a schema only
+pub enum SurveyLanguage {
+    En,
+    De,
+    Fr,
+    Es,
 }
 
 /// A draft's title, description and planned respondents, as edited in the builder.
@@ -730,6 +770,7 @@ pub struct SurveyDefinition {
     requires_invitation: bool,
     delete_after: Option<RetentionDate>,
     min_cell: MinCell,
+    intro: SurveyIntro,
     questions: Vec<QuestionDefinition>,
 }
 
@@ -768,7 +809,20 @@ impl SurveyDefinition {
             .map(MinCell::parse)
             .transpose()?
             .unwrap_or_default();
+        definition.intro = SurveyIntro::parse(
+            &input.researcher,
+            &input.contact,
+            input.consent.as_deref().unwrap_or_default(),
+            input.language.as_deref(),
+        )?;
         Ok(definition)
+    }
+
+    /// The same definition with who runs it, the contact, the consent text and the
+    /// language (the builder: `SurveyDefinition::of(…).with_intro(SurveyIntro::parse(…)?)`).
+    pub fn with_intro(mut self, intro: SurveyIntro) -> Self {
+        self.intro = intro;
+        self
     }
 
     pub fn of(
@@ -783,6 +837,7 @@ impl SurveyDefinition {
             requires_invitation,
             delete_after: None,
             min_cell: MinCell::default(),
+            intro: SurveyIntro::default(),
             questions,
         }
     }
@@ -805,6 +860,7 @@ impl SurveyDefinition {
             requires_invitation: false,
             delete_after: None,
             min_cell: MinCell::default(),
+            intro: SurveyIntro::default(),
             questions: vec![
                 question(
                     "In the past year, have you used a performance-enhancing drug?",
@@ -842,6 +898,11 @@ impl SurveyDefinition {
 
     pub fn min_cell(&self) -> MinCell {
         self.min_cell
+    }
+
+    /// Who runs it, the contact, the consent text and the form's language.
+    pub fn intro(&self) -> &SurveyIntro {
+        &self.intro
     }
 
     pub fn questions(&self) -> &[QuestionDefinition] {

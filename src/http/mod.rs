@@ -473,7 +473,12 @@ fn query_error(error: error::QueryPayloadError, _: &HttpRequest) -> actix_web::E
     .into()
 }
 
-async fn not_found() -> Result<HttpResponse, AppError> {
+/// No route: a JSON 404, but under `/s/` (where respondents follow links) the form's HTML
+/// "survey not found" page.
+async fn not_found(request: HttpRequest) -> Result<HttpResponse, AppError> {
+    if request.path().starts_with("/s/") {
+        return Ok(respondent::unknown_page(&request));
+    }
     Err(AppError::NotFound("page"))
 }
 

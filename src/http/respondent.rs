@@ -1,7 +1,9 @@
 //! What respondents reach: the form, the public definition, submitting, and their receipt.
 
-use actix_web::http::header;
-use actix_web::{web, HttpResponse};
+use std::fmt;
+
+use actix_web::http::{header, StatusCode};
+use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
 use askama::Template;
 use serde::{Deserialize, Serialize};
 
@@ -11,10 +13,12 @@ use super::redemptions::{invitation_key, token_check};
 use crate::db::responses::{self, Stored};
 use crate::db::{queries, Database};
 use crate::domain::{
-    DesignFields, InvitationKeyBody, Nonce, Receipt, RecordId, Slug, StoredReport, Submission,
-    SubmissionInput, Survey, SurveyStatus,
+    DesignFields, InvitationKeyBody, Language, Nonce, Receipt, RecordId, Slug, StoredReport,
+    Submission, SubmissionInput, Survey, SurveyStatus,
 };
 use crate::error::{AppError, ErrorBody};
+use crate::explain::report_label;
+use crate::i18n::{catalog, escape, Catalog};
 
 // The form page lives in its own file; its route keeps the respondent's name.
 pub(super) use super::survey_form::{__path_form, form, preview_html};
@@ -45,6 +49,16 @@ struct PublicDefinition {
     /// form redeems only when the two are equal.
     #[serde(skip_serializing_if = "Option::is_none")]
     invitation_key: Option<InvitationKeyBody>,
+    /// Who runs the survey (empty when not given).
+    researcher: String,
+    /// An e-mail or web address to reach the researcher (empty when not given).
+    contact: String,
+    /// The information-and-consent text the form asks respondents to agree to before it
+    /// sends anything; `null` when the survey has none.
+    consent: Option<String>,
+    /// The language of the form's own words: `en`, `de`, `fr` or `es`.
+    #[schema(examples("en"))]
+    language: &'static str,
     /// The sum of the questions' ε: the privacy loss of one whole response.
     total_epsilon: f64,
     /// 64 hex characters: the server's half of the seed, fresh for every request.
@@ -119,6 +133,10 @@ pub async fn definition(
         total_epsilon: survey.total_epsilon(),
         status: survey.status.as_str(),
         requires_invitation: survey.requires_invitation,
+        researcher: survey.intro.researcher().to_owned(),
+        contact: survey.intro.contact_text().to_owned(),
+        consent: survey.intro.consent().map(str::to_owned),
+        language: survey.intro.language().as_str(),
         slug: survey.slug.to_string(),
         title: survey.title,
         description: survey.description,
@@ -358,15 +376,19 @@ pub async fn withdraw_response(
 #[derive(Template)]
 #[template(path = "receipt.html")]
 struct ReceiptPage {
+    t: &'static Catalog,
     slug: String,
     title: String,
     outcome: ReceiptOutcome,
+    /// The scripts' messages (JSON), for `data-messages`.
+    messages: String,
 }
 
 enum ReceiptOutcome {
     Ask,
     Found {
-        record_id: String,
+        /// "Your row in the researchers' export is named <code>…</code>" (HTML).
+        record: String,
         reports: Vec<ReceiptReport>,
     },
     Withdrawn,
@@ -374,22 +396,31 @@ enum ReceiptOutcome {
 }
 
 struct ReceiptReport {
-    number: u32,
-    text: String,
-    report: String,
+    /// "1. Question — report: <strong>Yes</strong>" (HTML).
+    line: String,
 }
 
 impl ReceiptPage {
-    fn render_with(survey: &Survey, outcome: ReceiptOutcome) -> Result<HttpResponse, AppError> {
+    fn render_with(
+        survey: &Survey,
+        outcome: ReceiptOutcome,
+    ) -> Result<HttpResponse, RespondentPageError> {
+        let t = catalog(survey.intro.language());
         let page = Self {
+            t,
             slug: survey.slug.to_string(),
             title: survey.title.clone(),
             outcome,
+            messages: t.script_messages(),
         };
+        let html = page.render().map_err(|error| RespondentPageError {
+            error: error.into(),
+            language: t.language(),
+        })?;
         Ok(HttpResponse::Ok()
             .insert_header((header::CACHE_CONTROL, "no-store"))
             .content_type("text/html; charset=utf-8")
-            .body(page.render()?))
+            .body(html))
     }
 }
 
@@ -402,14 +433,16 @@ impl ReceiptPage {
     responses(
         (status = 200, description = "The receipt page.", body = String,
             content_type = "text/html; charset=utf-8"),
-        (status = 404, description = "`not_found`: no such survey, or a draft.", body = ErrorBody),
+        (status = 404, description = "No such survey, or a draft: an HTML page in the form's \
+            style.", body = String, content_type = "text/html; charset=utf-8"),
     )
 )]
 pub async fn receipt_page(
+    request: HttpRequest,
     db: web::Data<Database>,
     slug: web::Path<String>,
-) -> Result<HttpResponse, AppError> {
-    let survey = find_survey(&db, Slug::parse(&slug)?).await?;
+) -> Result<HttpResponse, RespondentPageError> {
+    let survey = find_survey_page(&request, &db, &slug).await?;
     ReceiptPage::render_with(&survey, ReceiptOutcome::Ask)
 }
 
@@ -445,25 +478,29 @@ enum ReceiptAction {
             content_type = "text/html; charset=utf-8"),
         (status = 400, description = "`invalid_form` (a field is missing) or \
             `invalid_action`.", body = ErrorBody),
-        (status = 404, description = "`not_found`: no such survey, or a draft.", body = ErrorBody),
+        (status = 404, description = "No such survey, or a draft: an HTML page in the form's \
+            style.", body = String, content_type = "text/html; charset=utf-8"),
     )
 )]
 pub async fn receipt_action(
+    request: HttpRequest,
     db: web::Data<Database>,
     slug: web::Path<String>,
     form: web::Form<ReceiptForm>,
-) -> Result<HttpResponse, AppError> {
-    let slug = Slug::parse(&slug)?;
-    let survey = find_survey(&db, slug.clone()).await?;
+) -> Result<HttpResponse, RespondentPageError> {
+    let survey = find_survey_page(&request, &db, &slug).await?;
+    let language = survey.intro.language();
+    let on_page = |error: AppError| RespondentPageError { error, language };
+    let slug = survey.slug.clone();
     // The action is checked first: a bad one is a 400 whatever the receipt.
     let withdrawing = match form.action.as_str() {
         "withdraw" => true,
         "view" => false,
         _ => {
-            return Err(AppError::invalid(
+            return Err(on_page(AppError::invalid(
                 "invalid_action",
                 "action must be view or withdraw",
-            ))
+            )))
         }
     };
     let Ok(receipt) = Receipt::parse(&form.receipt) else {
@@ -474,30 +511,143 @@ pub async fn receipt_action(
         match withdraw(&db, slug, &receipt).await {
             Ok(()) => ReceiptOutcome::Withdrawn,
             Err(AppError::NotFound(_)) => ReceiptOutcome::NotFound,
-            Err(other) => return Err(other),
+            Err(other) => return Err(on_page(other)),
         }
     } else {
         match look_up(&db, slug, record_id).await {
-            Ok(reports) => ReceiptOutcome::Found {
-                record_id: record_id.to_hex(),
-                reports: reports
-                    .iter()
-                    .filter_map(|stored| {
-                        let question = survey
-                            .questions
-                            .iter()
-                            .find(|question| question.id == stored.question_id)?;
-                        Some(ReceiptReport {
-                            number: question.position + 1,
-                            text: question.text.clone(),
-                            report: question.design.report_label(stored.report),
-                        })
-                    })
-                    .collect(),
-            },
+            Ok(reports) => found(&survey, record_id, &reports),
             Err(AppError::NotFound(_)) => ReceiptOutcome::NotFound,
-            Err(other) => return Err(other),
+            Err(other) => return Err(on_page(other)),
         }
     };
     ReceiptPage::render_with(&survey, outcome)
+}
+
+/// The stored reports of a receipt, in the survey's words.
+fn found(survey: &Survey, record_id: RecordId, reports: &[StoredReport]) -> ReceiptOutcome {
+    let t = catalog(survey.intro.language());
+    ReceiptOutcome::Found {
+        record: t.markup(
+            "found-record",
+            &[(
+                "record",
+                format!("<code id=\"record-id\">{}</code>", record_id.to_hex()),
+            )],
+        ),
+        reports: reports
+            .iter()
+            .filter_map(|stored| {
+                let question = survey
+                    .questions
+                    .iter()
+                    .find(|question| question.id == stored.question_id)?;
+                let report = report_label(&question.design, stored.report, t);
+                Some(ReceiptReport {
+                    line: t.markup(
+                        "found-report",
+                        &[
+                            ("number", (question.position + 1).to_string()),
+                            ("question", escape(&question.text)),
+                            ("report", format!("<strong>{}</strong>", escape(&report))),
+                        ],
+                    ),
+                })
+            })
+            .collect(),
+    }
+}
+
+// --- the respondents' error pages -----------------------------------------------------------
+
+/// A survey for a respondent's page: an unknown survey and a draft are the same HTML 404, in
+/// the language the browser prefers (no survey sets one).
+pub(super) async fn find_survey_page(
+    request: &HttpRequest,
+    db: &Database,
+    slug: &str,
+) -> Result<Survey, RespondentPageError> {
+    let on_page = |error| RespondentPageError {
+        error,
+        language: browser_language(request),
+    };
+    let slug = Slug::parse(slug).map_err(on_page)?;
+    find_survey(db, slug).await.map_err(on_page)
+}
+
+/// The language the browser prefers among the form's, from `Accept-Language`.
+fn browser_language(request: &HttpRequest) -> Language {
+    request
+        .headers()
+        .get(header::ACCEPT_LANGUAGE)
+        .and_then(|value| value.to_str().ok())
+        .map_or(Language::En, Language::preferred_by)
+}
+
+/// An error on a page respondents reach (`/s/…`): "survey not found" (404) and failures
+/// (5xx) are HTML pages in the form's style and language; anything else (a crafted form's
+/// 400) stays the JSON error of the API.
+#[derive(Debug)]
+pub struct RespondentPageError {
+    pub(super) error: AppError,
+    pub(super) language: Language,
+}
+
+impl fmt::Display for RespondentPageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+#[derive(Template)]
+#[template(path = "respondent_error.html")]
+struct ErrorPage {
+    t: &'static Catalog,
+    not_found: bool,
+    status: u16,
+    /// The error's code, for scripts and tests (`data-error-code`).
+    code: &'static str,
+}
+
+impl ResponseError for RespondentPageError {
+    fn status_code(&self) -> StatusCode {
+        self.error.status_code()
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let status = self.status_code();
+        let not_found = matches!(self.error, AppError::NotFound(_));
+        if !not_found && !status.is_server_error() {
+            return self.error.error_response();
+        }
+        if let AppError::Internal(cause) = &self.error {
+            tracing::error!(%cause, "a respondent's page failed");
+        }
+        let page = ErrorPage {
+            t: catalog(self.language),
+            not_found,
+            status: status.as_u16(),
+            code: if not_found { "not_found" } else { "internal" },
+        };
+        match page.render() {
+            Ok(html) => HttpResponse::build(status)
+                .insert_header((header::CACHE_CONTROL, "no-store"))
+                // Without a survey, the page's language came from `Accept-Language`.
+                .insert_header((header::VARY, "Accept-Language"))
+                .content_type("text/html; charset=utf-8")
+                .body(html),
+            Err(error) => {
+                tracing::error!(%error, "the respondent's error page failed to render");
+                self.error.error_response()
+            }
+        }
+    }
+}
+
+/// Any other address under `/s/`: the respondents' "survey not found" page.
+pub(super) fn unknown_page(request: &HttpRequest) -> HttpResponse {
+    RespondentPageError {
+        error: AppError::NotFound("page"),
+        language: browser_language(request),
+    }
+    .error_response()
 }

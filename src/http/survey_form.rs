@@ -1,27 +1,41 @@
 //! GET /s/{slug}: the respondent's form, one view per question type. The page holds the
 //! questions; form.js reads the design from the public definition and randomizes there.
 
-use actix_web::{web, HttpResponse};
+use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 
 use super::openapi::SlugPath;
-use super::respondent::find_survey;
+use super::respondent::{find_survey_page, RespondentPageError};
 use crate::db::Database;
-use crate::domain::{QuestionType, Slug, Survey, SurveyStatus};
-use crate::error::{AppError, ErrorBody};
-use crate::explain::explain;
+use crate::domain::{QuestionType, Survey, SurveyStatus};
+use crate::error::AppError;
+use crate::explain::{explain_in, report_label};
+use crate::i18n::{catalog, escape, Catalog};
 
 #[derive(Template)]
 #[template(path = "survey.html")]
 struct SurveyPage {
+    /// The form's own words, in the survey's language.
+    t: &'static Catalog,
     /// The owner's preview: a banner, and nothing can be sent.
     preview: bool,
     slug: String,
     title: String,
     description: String,
-    status_note: Option<&'static str>,
+    /// "This survey is run by …" (HTML), when the survey names its researcher.
+    run_by: Option<String>,
+    /// "Questions about it: <a>…</a>." (HTML), when it gives a contact.
+    contact: Option<String>,
+    /// The information-and-consent text the respondent confirms before anything is sent.
+    consent: Option<String>,
+    status_note: Option<String>,
     accepting: bool,
-    total_epsilon: String,
+    /// The privacy paragraph with the survey's total ε (HTML).
+    privacy_sent: String,
+    /// "View or withdraw your response with this receipt." with its link (HTML).
+    receipt_link: String,
+    /// The scripts' messages (JSON), for `data-messages`.
+    messages: String,
     questions: Vec<QuestionView>,
 }
 
@@ -52,32 +66,40 @@ struct ChoiceView {
 }
 
 struct NumberBounds {
+    /// For the inputs' attributes (English notation, as HTML wants).
     min: String,
     max: String,
     /// "1" for whole-number bounds (counts), "any" otherwise.
     step: &'static str,
+    /// The bounds as sentences write them ("0,5" in German), for the label and the script.
+    min_text: String,
+    max_text: String,
+    /// "Your number, from 0 to 30", and the same for the slider.
+    label: String,
+    slider_label: String,
 }
 
 impl SurveyPage {
     fn of(survey: Survey, preview: bool) -> Result<Self, AppError> {
+        let t = catalog(survey.intro.language());
         let questions = survey
             .questions
             .iter()
             .map(|question| {
                 let design = &question.design;
-                let explained = explain(design)?;
+                let explained = explain_in(design, t)?;
                 let choices = match design.question_type() {
                     // Yes first, as the first release showed it.
                     QuestionType::YesNo => vec![
                         ChoiceView {
                             value: 1,
                             suffix: "yes".to_owned(),
-                            label: "Yes".to_owned(),
+                            label: t.text("answer-yes"),
                         },
                         ChoiceView {
                             value: 0,
                             suffix: "no".to_owned(),
-                            label: "No".to_owned(),
+                            label: t.text("answer-no"),
                         },
                     ],
                     QuestionType::Choice | QuestionType::Ordinal => design
@@ -94,19 +116,31 @@ impl SurveyPage {
                     QuestionType::Number => Vec::new(),
                 };
                 let bounds = match (design.fields().min, design.fields().max) {
-                    (Some(min), Some(max)) => Some(NumberBounds {
-                        min: format!("{min}"),
-                        max: format!("{max}"),
-                        step: if min.fract() == 0.0 && max.fract() == 0.0 {
-                            "1"
-                        } else {
-                            "any"
-                        },
-                    }),
+                    (Some(min), Some(max)) => {
+                        let (min_text, max_text) =
+                            (t.decimal(&format!("{min}")), t.decimal(&format!("{max}")));
+                        let range = [
+                            ("min", min_text.as_str().into()),
+                            ("max", max_text.as_str().into()),
+                        ];
+                        Some(NumberBounds {
+                            min: format!("{min}"),
+                            max: format!("{max}"),
+                            step: if min.fract() == 0.0 && max.fract() == 0.0 {
+                                "1"
+                            } else {
+                                "any"
+                            },
+                            label: t.with("number-label", &range),
+                            slider_label: t.with("number-slider", &range),
+                            min_text: min_text.clone(),
+                            max_text: max_text.clone(),
+                        })
+                    }
                     _ => None,
                 };
                 let labels: Vec<String> = (0..design.reports())
-                    .map(|report| design.report_label(report as u8))
+                    .map(|report| report_label(design, report as u8, t))
                     .collect();
                 Ok(QuestionView {
                     id: question.id.get(),
@@ -121,14 +155,67 @@ impl SurveyPage {
                 })
             })
             .collect::<Result<Vec<_>, AppError>>()?;
+        let intro = &survey.intro;
+        let total_epsilon = t.decimal(&format!("{:.2}", survey.total_epsilon()));
         Ok(Self {
+            t,
             preview,
             slug: survey.slug.to_string(),
-            total_epsilon: format!("{:.2}", survey.total_epsilon()),
+            run_by: (!intro.researcher().is_empty()).then(|| {
+                t.markup(
+                    "intro-run-by",
+                    &[(
+                        "researcher",
+                        format!("<strong>{}</strong>", escape(intro.researcher())),
+                    )],
+                )
+            }),
+            contact: intro.contact().map(|contact| {
+                t.markup(
+                    "intro-contact",
+                    &[(
+                        "contact",
+                        format!(
+                            "<a id=\"contact\" href=\"{}\" rel=\"noopener noreferrer\">{}</a>",
+                            escape(&contact.href()),
+                            escape(contact.as_str())
+                        ),
+                    )],
+                )
+            }),
+            consent: intro.consent().map(str::to_owned),
+            privacy_sent: t.markup(
+                "privacy-sent",
+                &[
+                    (
+                        "reports",
+                        format!("<em>{}</em>", escape(&t.text("privacy-reports-term"))),
+                    ),
+                    (
+                        "epsilon",
+                        format!(
+                            "<strong>ε = <span id=\"total-epsilon\">{}</span></strong>",
+                            escape(&total_epsilon)
+                        ),
+                    ),
+                ],
+            ),
+            receipt_link: t.markup(
+                "receipt-link",
+                &[(
+                    "link",
+                    format!(
+                        "<a id=\"receipt-link\" href=\"/s/{}/receipt\">{}</a>",
+                        escape(survey.slug.as_str()),
+                        escape(&t.text("receipt-link-text"))
+                    ),
+                )],
+            ),
+            messages: t.script_messages(),
             status_note: match survey.status {
-                SurveyStatus::Draft => Some("This survey is not open yet: nothing can be sent."),
+                SurveyStatus::Draft => Some(t.text("status-draft")),
                 SurveyStatus::Open => None,
-                SurveyStatus::Closed => Some("This survey is closed: nothing can be sent."),
+                SurveyStatus::Closed => Some(t.text("status-closed")),
             },
             accepting: !preview && survey.status == SurveyStatus::Open,
             title: survey.title,
@@ -150,16 +237,21 @@ impl SurveyPage {
     responses(
         (status = 200, description = "The survey's form.", body = String,
             content_type = "text/html; charset=utf-8"),
-        (status = 404, description = "`not_found`: no such survey, or a draft.", body = ErrorBody),
+        (status = 404, description = "No such survey, or a draft: an HTML page in the form's \
+            style, in the language the browser prefers.", body = String,
+            content_type = "text/html; charset=utf-8"),
     )
 )]
 pub async fn form(
+    request: HttpRequest,
     db: web::Data<Database>,
     slug: web::Path<String>,
-) -> Result<HttpResponse, AppError> {
-    let slug = Slug::parse(&slug)?;
-    let survey = find_survey(&db, slug).await?;
-    let html = SurveyPage::of(survey, false)?.render()?;
+) -> Result<HttpResponse, RespondentPageError> {
+    let survey = find_survey_page(&request, &db, &slug).await?;
+    let language = survey.intro.language();
+    let html = SurveyPage::of(survey, false)
+        .and_then(|page| Ok(page.render()?))
+        .map_err(|error| RespondentPageError { error, language })?;
     Ok(HttpResponse::Ok()
         .content_type("text/html; charset=utf-8")
         .body(html))

@@ -1,6 +1,7 @@
 //! The bad-input suite: classes of hostile or broken requests against every public route.
 //! Whatever arrives, the server answers: never ≥ 500, never a dropped connection (a
-//! panic), every error a JSON `{"error": {"code", "message"}}` with a 4xx, and the security
+//! panic), every error a JSON `{"error": {"code", "message"}}` with a 4xx (on respondents'
+//! pages, `/s/…`, a "not found" is an HTML page naming its code), and the security
 //! headers on everything. Prints how many requests each class tried.
 
 use std::collections::BTreeMap;
@@ -12,7 +13,7 @@ use serde_json::{json, Value};
 
 /// Every route of the HTTP contract, as (method, pattern); `{slug}` and `{receipt}` are
 /// filled in by each class.
-const ROUTES: [(&str, &str); 17] = [
+const ROUTES: [(&str, &str); 18] = [
     ("GET", "/healthz"),
     ("GET", "/s/{slug}"),
     ("GET", "/api/surveys/{slug}"),
@@ -30,13 +31,15 @@ const ROUTES: [(&str, &str); 17] = [
     ("GET", "/api/surveys/{slug}/export.ndjson"),
     ("GET", "/api/surveys/{slug}/codebook.json"),
     ("POST", "/api/surveys/{slug}/invitations"),
+    ("POST", "/api/surveys/{slug}/redemptions"),
 ];
 
 /// Routes whose body is JSON.
-const JSON_ROUTES: [&str; 3] = [
+const JSON_ROUTES: [&str; 4] = [
     "/api/surveys",
     "/api/surveys/{slug}/responses",
     "/api/surveys/{slug}/invitations",
+    "/api/surveys/{slug}/redemptions",
 ];
 
 const SQL: [&str; 6] = [
@@ -328,8 +331,9 @@ fn probes(targets: &Targets) -> Vec<Probe> {
         json!({"answers": {id.to_string(): [1]}}),
         json!({"answers": {id.to_string(): {"report": 1}}}),
         json!({"answers": {id.to_string(): null}}),
-        json!({"answers": {}, "invitation": 5}),
-        json!({"answers": {}, "invitation": ["x"]}),
+        json!({"answers": {}, "token": 5}),
+        json!({"answers": {}, "token": ["x"]}),
+        json!({"answers": {}, "token": {"input": 5, "output": "x"}}),
         json!([1, 2]),
     ];
     for body in submissions {
@@ -482,7 +486,10 @@ fn probes(targets: &Targets) -> Vec<Probe> {
                 Method::POST,
                 format!("/api/surveys/{}/responses", t.open),
             )
-            .json(json!({"answers": {id.to_string(): 1}, "invitation": text}).to_string()),
+            .json(
+                json!({"answers": {id.to_string(): 1}, "token": {"input": text, "output": text}})
+                    .to_string(),
+            ),
         );
         probes.push(
             Probe::new("SQL-looking strings", Method::POST, "/api/surveys").json(
@@ -540,7 +547,10 @@ fn probes(targets: &Targets) -> Vec<Probe> {
                 Method::POST,
                 format!("/api/surveys/{}/responses", t.open),
             )
-            .json(json!({"answers": {script: 1}, "invitation": script}).to_string()),
+            .json(
+                json!({"answers": {script: 1}, "token": {"input": script, "output": script}})
+                    .to_string(),
+            ),
         );
         probes.push(Probe::new(
             "script payloads",
@@ -866,6 +876,7 @@ async fn send(app: &TestApp, token: &str, probe: Probe) -> Outcome {
         probe.body.len()
     );
     let is_head = probe.method == Method::HEAD;
+    let probe_path = probe.path.clone();
     let mut request = app.client.request(probe.method, app.url(&probe.path));
     if probe.as_owner {
         request = request.bearer_auth(token);
@@ -903,6 +914,8 @@ async fn send(app: &TestApp, token: &str, probe: Probe) -> Outcome {
             .is_none_or(|v| v != "nosniff")
     {
         Some(format!("status {status} without the security headers"))
+    } else if status >= 400 && !is_head && is_respondent_error_page(&probe_path, &headers, &body) {
+        None
     } else if status >= 400 && !is_head {
         match serde_json::from_slice::<Value>(&body) {
             Ok(json)
@@ -932,6 +945,20 @@ async fn send(app: &TestApp, token: &str, probe: Probe) -> Outcome {
         status,
         problem,
     }
+}
+
+/// Respondents' pages (`/s/…`) answer "not found" and failures with an HTML page in the
+/// form's style that names the error's code (`data-error-code`), not with JSON.
+fn is_respondent_error_page(path: &str, headers: &reqwest::header::HeaderMap, body: &[u8]) -> bool {
+    let html = headers
+        .get("content-type")
+        .is_some_and(|value| value.as_bytes().starts_with(b"text/html"));
+    let body = String::from_utf8_lossy(body);
+    path.starts_with("/s/")
+        && html
+        && body
+            .split_once("data-error-code=\"")
+            .is_some_and(|(_, rest)| !rest.starts_with('"'))
 }
 
 async fn targets(app: &TestApp) -> Targets {

@@ -289,15 +289,19 @@ async fn a_body_that_is_not_json_is_a_415() {
 #[tokio::test]
 async fn an_unknown_survey_is_a_404() {
     let app = spawn_app().await;
-    for path in [
-        "/api/surveys/nope",
-        "/s/nope",
-        "/api/surveys/Not%20A%20Slug",
-    ] {
+    for path in ["/api/surveys/nope", "/api/surveys/Not%20A%20Slug"] {
         let response = app.client.get(app.url(path)).send().await.unwrap();
         assert_eq!(response.status(), 404, "{path}");
         assert_eq!(error_code(response).await, "not_found");
     }
+    // A respondent following a link gets a page, not JSON (tests/api/respondent_pages.rs).
+    let response = app.client.get(app.url("/s/nope")).send().await.unwrap();
+    assert_eq!(response.status(), 404);
+    assert!(response
+        .text()
+        .await
+        .unwrap()
+        .contains("data-error-code=\"not_found\""));
     let response = app.submit("nope", json!({"1": 1})).await;
     assert_eq!(response.status(), 404);
 }

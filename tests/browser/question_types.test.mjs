@@ -105,3 +105,68 @@ describe('every question type on a phone-sized page', () => {
     });
   });
 });
+
+/** The same questions in German, for a German form; the consent asked first. */
+const GERMAN = {
+  title: 'Jede Frageart auf dem Telefon',
+  researcher: 'Dr. Erika Mustermann, Institut für Psychologie',
+  contact: 'https://uni.example/ethik',
+  consent: 'Die Teilnahme ist freiwillig. Sie können jederzeit abbrechen.',
+  language: 'de',
+  questions: [
+    { ...SURVEY.questions[0], text: 'Haben Sie je bei einer Prüfung geschummelt?' },
+    { ...SURVEY.questions[1], text: 'Wie oft schwänzen Sie Vorlesungen?', options: ['Nie', 'Selten', 'Manchmal', 'Jede Woche'] },
+    { ...SURVEY.questions[2], text: 'Schummeln ist in meinem Studiengang üblich.', options: ['Stimme gar nicht zu', 'Stimme nicht zu', 'Neutral', 'Stimme zu', 'Stimme voll zu'] },
+    { ...SURVEY.questions[3], text: 'Wie oft haben Sie im letzten Monat Alkohol getrunken?', max: 2.5 },
+  ],
+};
+
+describe('a German survey on a phone-sized page', () => {
+  test('is answered end to end in German, numbers with a decimal comma', TIMEOUT, async () => {
+    const slug = await server.createOpenSurvey(GERMAN);
+    await withPhonePage(async ({ page, log }) => {
+      await page.goto(`${server.origin}/s/${slug}`);
+      assert.equal(await page.locator('html').getAttribute('lang'), 'de');
+      assert.equal(await page.locator('#submit-button').innerText(), 'Randomisieren und senden');
+      const ids = await questionIds(page);
+      const [yesNo, choice, ordinal, number] = ids;
+      assert.equal(await page.locator(`label[for="q${yesNo}-yes"]`).innerText(), 'Ja');
+      assert.equal(await page.locator(`label[for="q${number}-number"]`).innerText(), 'Ihre Zahl, von 0 bis 2,5');
+      assert.ok((await page.locator('.protection').allTextContents()).some((line) => line.includes('Ihr Gerät meldet in 99,9998 % der Fälle die Wahrheit')));
+
+      // Consent first, then the same checks as in English, in German.
+      await page.waitForLoadState('networkidle');
+      assert.ok(await page.locator('#submit-button').isDisabled(), 'sending waits for the consent');
+      await page.locator('label[for="consent-checkbox"]').click();
+      await page.locator('#submit-button:enabled').waitFor();
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `nothing overflows sideways at 390 px (by ${overflow} px)`);
+      const consentBox = await page.locator('label[for="consent-checkbox"]').boundingBox();
+      assert.ok(consentBox.height >= 44 && consentBox.width >= 300, `the consent is a full-width target (${JSON.stringify(consentBox)})`);
+
+      await page.locator(`label[for="q${yesNo}-yes"]`).click();
+      await page.locator(`label[for="q${ordinal}-3"]`).click();
+      await page.locator('#submit-button').click();
+      await page.locator('#form-status.error').waitFor();
+      assert.match(await page.locator('#form-status').textContent(), /^Bitte beantworten Sie die Fragen 2 und 4: /);
+      assert.equal(await page.evaluate(() => document.activeElement.id), `q${choice}-0`);
+      await page.locator(`label[for="q${choice}-2"]`).click();
+      await page.locator(`#q${number}-number`).fill('3');
+      await page.locator('#submit-button').click();
+      await page.waitForFunction(() => /braucht eine Zahl von 0 bis 2,5/.test(document.getElementById('form-status').textContent));
+
+      await page.locator(`#q${number}-number`).fill('2.5');
+      const { body } = await submitAndWait(page, slug);
+      assert.deepEqual(body.answers, { [yesNo]: 1, [choice]: 2, [ordinal]: 3, [number]: 1 });
+      assert.equal(await page.locator('#submitted-heading').innerText(), 'Gesendet');
+      const sent = await page.locator('#sent-reports li').allTextContents();
+      assert.deepEqual(sent.map((line) => line.split('gemeldet: ')[1]), ['Ja', 'Manchmal', 'Stimme zu', 'das obere Ende (2,5)']);
+      assert.match(await page.locator('#receipt-link').innerText(), /Ihre Antwort einsehen oder zurückziehen/);
+      await page.locator('#receipt-copy').click();
+      await page.locator('#receipt-status', { hasText: /Kopiert|Markiert/ }).waitFor();
+      const after = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(after <= 0, `the Sent page does not overflow at 390 px (by ${after} px)`);
+      assert.deepEqual(problems(log), { consoleErrors: [], pageErrors: [], cspViolations: [] });
+    });
+  });
+});

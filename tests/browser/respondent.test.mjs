@@ -120,6 +120,72 @@ function createTopEpsilonSurvey(count) {
 }
 
 describe('the respondent form in a real browser', () => {
+  test('with a consent text nothing is randomized or sent until the respondent ticks that they agree', TIMEOUT, async () => {
+    const slug = await server.createOpenSurvey({
+      title: 'Consent first',
+      researcher: 'Dr. Ada Lovelace',
+      contact: 'ethics@uni.example',
+      consent: 'Taking part is voluntary.\nYou may stop at any time.',
+      questions: [1, 2].map((n) => ({ text: `Control question ${n}?`, epsilon: 20 })),
+    });
+    await withPage({}, async ({ page, log }) => {
+      const response = await page.goto(`${server.origin}/s/${slug}`);
+      assert.equal(response.status(), 200);
+      assert.match(await page.locator('#who').innerText(), /This survey is run by Dr\. Ada Lovelace\. Questions about it: ethics@uni\.example\./);
+      assert.equal(await page.locator('#contact').getAttribute('href'), 'mailto:ethics@uni.example');
+      assert.equal(await page.locator('#consent-text').innerText(), 'Taking part is voluntary.\nYou may stop at any time.');
+      const checkbox = page.locator('#consent-checkbox');
+      assert.equal(await checkbox.getAttribute('required'), '', 'the box is required by the markup');
+      // The mechanism loads, the answers are chosen: still nothing can be sent.
+      await page.waitForLoadState('networkidle');
+      const ids = await questionIds(page);
+      await chooseWithMouse(page, ids, [1, 0]);
+      assert.ok(await page.locator('#submit-button').isDisabled(), 'sending waits for the consent');
+      await page.locator('#submit-button').click({ force: true });
+      await page.keyboard.press('Enter');
+      await page.waitForTimeout(300);
+      // Ticked and unticked again: disabled again.
+      await page.locator('label[for="consent-checkbox"]').click();
+      await page.locator('#submit-button:enabled').waitFor();
+      await checkbox.press('Space');
+      assert.equal(await checkbox.isChecked(), false);
+      assert.ok(await page.locator('#submit-button').isDisabled());
+      assert.deepEqual(
+        log.requests.filter((entry) => entry.method !== 'GET').map((entry) => `${entry.method} ${pathOf(entry.url)}`),
+        [],
+        'nothing was posted before the consent',
+      );
+      assert.ok(
+        !log.requests.some((entry) => pathOf(entry.url) === `/api/surveys/${slug}`),
+        'not even the definition (and its nonce) was fetched',
+      );
+      // Agreed: sent once, with the reports only.
+      await checkbox.check();
+      const { rawBody, body } = await submitAndWait(page, slug);
+      assertReportsOnly(rawBody, ids);
+      assert.deepEqual(body.answers, { [ids[0]]: 1, [ids[1]]: 0 });
+      assert.equal(log.requests.filter((entry) => entry.method === 'POST').length, 1);
+      // A revisit shows the stored reports; there is nothing to agree to again.
+      await page.reload();
+      await page.locator('#memo-note').waitFor({ state: 'visible' });
+      assert.ok(await page.locator('#consent').isHidden());
+      assertNoProblems(log);
+    });
+  });
+
+  test('an unknown survey is a page in the form\'s style, in the browser\'s language', TIMEOUT, async () => {
+    await withPage({}, async ({ page, log }) => {
+      await page.setExtraHTTPHeaders({ 'Accept-Language': 'de-DE,de;q=0.9' });
+      const response = await page.goto(`${server.origin}/s/no-such-survey`);
+      assert.equal(response.status(), 404);
+      assert.equal(await page.locator('html').getAttribute('lang'), 'de');
+      assert.equal(await page.locator('h1').innerText(), 'Umfrage nicht gefunden');
+      const font = await page.locator('body').evaluate((body) => getComputedStyle(body).fontFamily);
+      assert.match(font, /system-ui/, 'the form\'s stylesheet is applied');
+      assertNoProblems(log, { failedLoadsExpected: true });
+    });
+  });
+
   test('the demo form is filled with the keyboard and mouse and submitted, and only reports are sent', TIMEOUT, async () => {
     await withPage({}, async ({ context, page, log }) => {
       await openForm(page, DEMO);
@@ -275,6 +341,7 @@ describe('the respondent form in a real browser', () => {
       for (const id of ids) {
         assert.ok(await page.locator(`#q${id}-yes`).isDisabled(), 'the choices are disabled');
         assert.ok(await page.locator(`#q${id}-no`).isDisabled());
+        assert.ok(await page.locator(`#question-${id}`).isHidden(), 'the stored reports stand instead of empty choices');
       }
       assert.ok(await page.locator('#submit-button').isHidden(), 'no send button');
       assert.ok(await page.locator('#memo-clear').isVisible(), 'the "forget" button is there');
@@ -513,7 +580,7 @@ describe('the respondent form in a real browser', () => {
       await page.locator('#submitted').waitFor({ state: 'visible' });
       assert.equal(bodies.filter((_, at) => at >= firstAfterReload).length, 1, 'one POST after the reload');
       for (const body of bodies) assert.equal(body, bodies[0], 'the stored body was re-sent unchanged');
-      assert.match(statusDuringResend, /Sending your stored answers/);
+      assert.match(statusDuringResend, /Sending your stored reports/);
       assert.ok(radiosDisabledDuringResend, 'nothing can be chosen while the stored answers are sent');
       assert.equal((await page.locator('#receipt').textContent()).trim(), pending.pending.receipt);
       assert.equal(await server.responseCount(slug), 1);
