@@ -1,6 +1,7 @@
 // The respondent form's blind invitation token (issue 20), around DeniableCore.redeem
 // (form-core.js) and DeniableTokens (blind-tokens.js), both loaded first. As soon as an
-// invitation link is opened it exchanges the invitation for a blind token, checking first
+// invitation link is opened (and, with a consent text, agreed to) it exchanges the
+// invitation for a blind token, checking first
 // that the survey key of the anonymous definition is the one the link pins (its `key`
 // fingerprint), and shows that fingerprint; form.js asks for the token when it sends
 // (globalThis.DeniableFormTokens.token) and the token goes into the pending body.
@@ -153,14 +154,27 @@
   }
 
   // A device that has answered already (a memo) redeems nothing: the form shows the memo.
+  // With a consent text, nothing is sent before the respondent agrees — the redemption
+  // neither (it tells the server who takes part): it starts when the box is ticked.
   const answered = core.readState(deps.storage, slug);
+  const consentBox = document.getElementById("consent-checkbox");
   let running = null;
-  if (!answered && (link || core.readTokenState(deps.storage, slug))) {
+  function start() {
+    if (running) return;
     running = exchange().then(function (result) {
       outcome = result;
       show(result);
       return result;
     });
+  }
+  if (!answered && (link || core.readTokenState(deps.storage, slug))) {
+    if (!consentBox || consentBox.checked) {
+      start();
+    } else {
+      consentBox.addEventListener("change", function () {
+        if (consentBox.checked) start();
+      });
+    }
   }
 
   globalThis.DeniableFormTokens = Object.freeze({

@@ -786,4 +786,34 @@ describe('an invitation survey in a real browser (blind tokens, issue 20)', () =
       assertNoProblems(log);
     });
   });
+
+  test('with a consent text the invitation is redeemed only once the respondent agrees', TIMEOUT, async () => {
+    const slug = await server.createOpenSurvey({
+      title: 'Invited, with consent',
+      description: 'Consent first.',
+      requires_invitation: true,
+      min_cell: 1,
+      consent: 'Taking part is voluntary.',
+      questions: [{ text: 'Invited question?', epsilon: 20 }],
+    });
+    const [row] = await server.createInvitations(slug, 1);
+    await withPage({}, async ({ page, log }) => {
+      await page.goto(row.link);
+      await page.locator('#consent-checkbox').waitFor();
+      await page.waitForLoadState('networkidle');
+      assert.equal(new URL(page.url()).hash, '', 'the invitation left the address bar at once');
+      assert.deepEqual(log.requests.filter((entry) => entry.method === 'POST').map((entry) => entry.url), [],
+        'nothing is redeemed before the consent');
+      assert.equal(await storedState(page, `${slug}:token`), null);
+      await page.locator('label[for="consent-checkbox"]').click();
+      await page.locator('#invitation-status', { hasText: /exchanged for an anonymous token/ }).waitFor({ timeout: 30_000 });
+      await page.locator('#submit-button:enabled').waitFor();
+      const ids = await questionIds(page);
+      await chooseWithMouse(page, ids, [1]);
+      await page.locator('#submit-button').click();
+      await page.locator('#submitted').waitFor({ state: 'visible', timeout: 30_000 });
+      assert.equal(await server.responseCount(slug), 1);
+      assertNoProblems(log);
+    });
+  });
 });
