@@ -8,7 +8,8 @@ use rusqlite::Connection;
 use crate::crypto::PasswordHash;
 use crate::db::{queries, Database};
 use crate::domain::{
-    ApiToken, Email, Password, ResearcherId, SecretToken, Slug, Survey, SurveyDefinition, TokenHash,
+    ApiToken, Email, Password, ResearcherId, SecretToken, Slug, Survey, SurveyDefinition,
+    SurveyStatus, TokenHash,
 };
 use crate::error::AppError;
 
@@ -44,14 +45,20 @@ async fn derive_password(password: Password) -> Result<PasswordHash, AppError> {
         .map_err(AppError::internal)?
 }
 
+/// Adds a researcher with a password (`deniable researcher add`); the first account adopts
+/// the demo survey.
 pub async fn add_researcher(
     db: &Database,
     email: Email,
     password: Password,
 ) -> Result<(), AppError> {
     let hash = derive_password(password).await?;
-    db.write(move |connection| queries::insert_researcher(connection, &email, &hash))
-        .await?;
+    db.write(move |connection| {
+        queries::insert_researcher(connection, &email, &hash)?;
+        // The first account adopts the demo survey (nothing happens for later ones).
+        queries::adopt_demo_survey(connection)
+    })
+    .await?;
     Ok(())
 }
 
@@ -76,6 +83,24 @@ pub async fn create_survey(
             .map(ResearcherId::from_stored)
             .ok_or(AppError::NotFound("researcher"))?;
         queries::insert_draft(connection, owner_id, &slug, &definition)
+    })
+    .await
+}
+
+/// Moves a survey from `from` to `to` for whoever runs the command line (it can write the
+/// database file, so it acts for the owner): `deniable survey open` and `close`. A running
+/// server reads surveys from the file on every request, so it shows the change at once.
+pub async fn change_survey_status(
+    db: &Database,
+    slug: Slug,
+    from: SurveyStatus,
+    to: SurveyStatus,
+) -> Result<Survey, AppError> {
+    db.write(move |connection| {
+        let owner =
+            queries::survey_owner(connection, &slug)?.ok_or(AppError::NotFound("survey"))?;
+        queries::change_status(connection, &slug, owner, from, to)?;
+        queries::find_survey(connection, &slug)?.ok_or(AppError::NotFound("survey"))
     })
     .await
 }
@@ -138,6 +163,8 @@ pub async fn sign_up(
     db.write(move |connection| {
         queries::consume_signup_link(connection, &link_hash, now)?;
         let researcher = queries::insert_researcher(connection, &email, &hash)?;
+        // The first account (made with the setup link) adopts the demo survey.
+        queries::adopt_demo_survey(connection)?;
         start_session(connection, &session_hash, researcher, now)
     })
     .await?;

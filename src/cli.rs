@@ -1,5 +1,6 @@
 //! The command line: `deniable [serve]`, `researcher add`, `token create`, `survey create`,
-//! `invitations create`, `backup`, `restore`, `simulate`.
+//! `survey open`, `survey close`, `invitations create`, `backup`, `restore`, `simulate`,
+//! `verify`.
 
 use std::io::{BufRead, IsTerminal};
 use std::num::NonZeroU32;
@@ -11,13 +12,14 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::db::{backup, queries};
 use crate::domain::{
-    Email, InvitationCount, Password, Slug, SurveyDefinition, SurveyDefinitionInput,
+    Email, InvitationCount, Password, Slug, Survey, SurveyDefinition, SurveyDefinitionInput,
+    SurveyStatus,
 };
 use crate::error::AppError;
 use crate::http::{PublicUrl, Settings};
 use crate::serve;
 use crate::simulate::{simulate, MailMerge, SimulationPlan, Truth};
-use crate::{accounts, invitations};
+use crate::{accounts, invitations, verify};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -27,9 +29,15 @@ use crate::{accounts, invitations};
     long_about = "Deniable serves surveys whose answers are randomized on each respondent's \
                   device before anything is sent, so the server only holds deniable reports; \
                   researchers get debiased estimates with confidence intervals.\n\n\
-                  Without a subcommand, `deniable` serves on 127.0.0.1:8080 with ./deniable.db."
+                  Without a subcommand, `deniable` serves (on 127.0.0.1:8080 with ./deniable.db \
+                  unless told otherwise): `deniable --addr 0.0.0.0:8080` is \
+                  `deniable serve --addr 0.0.0.0:8080`.",
+    args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
+    /// `serve`'s options, taken without the word `serve` too.
+    #[command(flatten, next_help_heading = "Options of serve, the default command")]
+    serve: ServeArgs,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -70,13 +78,49 @@ enum Command {
     /// every question type, then compare the estimates and intervals with the truths. The
     /// demo and the load generator.
     Simulate(SimulateArgs),
+    /// Check that a running survey serves this binary's code: fetch its form page, every
+    /// script, style and WebAssembly module it loads, compare each byte for byte with the
+    /// copy built into this binary and print its SHA-256 (ok or DIFFERENT). Exits non-zero
+    /// on any difference. It checks what was served to this request, not to others.
+    Verify(VerifyArgs),
+}
+
+#[derive(Debug, Args)]
+struct VerifyArgs {
+    /// A survey link (http://host:port/s/SLUG), or the server's base URL with --survey.
+    #[arg(required_unless_present = "print_hashes")]
+    url: Option<String>,
+    /// The survey's slug, when URL is the server's base URL.
+    #[arg(long)]
+    survey: Option<String>,
+    /// Print the SHA-256 of every file built into this binary (what a release publishes),
+    /// and fetch nothing.
+    #[arg(long, conflicts_with_all = ["url", "survey"])]
+    print_hashes: bool,
 }
 
 #[derive(Debug, Args)]
 struct DatabaseArgs {
-    /// The SQLite database file (created on first use).
+    /// The SQLite database file (`serve` and `researcher add` create it; the other
+    /// commands need it to exist).
     #[arg(long, env = "DENIABLE_DB", default_value = "deniable.db")]
     db: PathBuf,
+}
+
+impl DatabaseArgs {
+    /// Opens the database for a command that only changes what is in it: a mistyped path
+    /// is refused instead of becoming a new, empty database the server never reads.
+    fn open_existing(&self) -> Result<crate::db::Database, Box<dyn std::error::Error>> {
+        if !self.db.is_file() {
+            return Err(format!(
+                "no database at {path}: give --db (or DENIABLE_DB) the file the server \
+                 uses; `deniable serve --db {path}` or `deniable researcher add` creates one",
+                path = self.db.display()
+            )
+            .into());
+        }
+        Ok(crate::db::Database::open(&self.db)?)
+    }
 }
 
 #[derive(Debug, Args)]
@@ -130,18 +174,6 @@ struct ServeArgs {
     public_url: Option<PublicUrl>,
 }
 
-impl ServeArgs {
-    /// The defaults and environment variables, as when no subcommand is given.
-    fn parse_from_env() -> Self {
-        #[derive(Parser)]
-        struct Only {
-            #[command(flatten)]
-            serve: ServeArgs,
-        }
-        Only::parse_from(["deniable"]).serve
-    }
-}
-
 #[derive(Debug, Subcommand)]
 enum ResearcherCommand {
     /// Add a researcher. The password (at least 12 characters) is asked for on the
@@ -178,6 +210,22 @@ enum SurveyCommand {
         /// The JSON definition file.
         #[arg(long)]
         file: PathBuf,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+    /// Open a draft survey: respondents can answer at /s/SLUG, and its questions and ε can
+    /// no longer change. A running server on the same database shows it at once.
+    Open {
+        /// The survey's slug.
+        slug: String,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+    /// Close an open survey for good: it takes no more responses, and its results are
+    /// released in full. A running server on the same database shows it at once.
+    Close {
+        /// The survey's slug.
+        slug: String,
         #[command(flatten)]
         database: DatabaseArgs,
     },
@@ -275,7 +323,7 @@ struct SimulateArgs {
 /// Runs the parsed command line.
 pub async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     match cli.command {
-        None => serve_command(ServeArgs::parse_from_env()).await,
+        None => serve_command(cli.serve).await,
         Some(Command::Serve(args)) => serve_command(args).await,
         Some(Command::Researcher(ResearcherCommand::Add { email, database })) => {
             let email = Email::parse(&email)?;
@@ -286,7 +334,7 @@ pub async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             Ok(())
         }
         Some(Command::Token(TokenCommand::Create { email, database })) => {
-            let db = crate::db::Database::open(&database.db)?;
+            let db = database.open_existing()?;
             let token = accounts::create_token(&db, Email::parse(&email)?).await?;
             eprintln!(
                 "A new API token (shown only now; send it as `Authorization: Bearer <token>`):"
@@ -304,11 +352,29 @@ pub async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             let input: SurveyDefinitionInput = serde_json::from_str(&text)
                 .map_err(|e| format!("{} is not a survey definition: {e}", file.display()))?;
             let definition = SurveyDefinition::parse(input)?;
-            let db = crate::db::Database::open(&database.db)?;
+            let db = database.open_existing()?;
             let survey = accounts::create_survey(&db, Email::parse(&owner)?, definition).await?;
             println!(
-                "Created draft survey {slug}; open it with POST /api/surveys/{slug}/open. \
+                "Created draft survey {slug}; open it with `deniable survey open {slug}`. \
                  Respondents will answer at /s/{slug}",
+                slug = survey.slug
+            );
+            Ok(())
+        }
+        Some(Command::Survey(SurveyCommand::Open { slug, database })) => {
+            let survey =
+                change_status(&database, &slug, SurveyStatus::Draft, SurveyStatus::Open).await?;
+            println!(
+                "Opened survey {slug}: respondents answer at /s/{slug}.",
+                slug = survey.slug
+            );
+            Ok(())
+        }
+        Some(Command::Survey(SurveyCommand::Close { slug, database })) => {
+            let survey =
+                change_status(&database, &slug, SurveyStatus::Open, SurveyStatus::Closed).await?;
+            println!(
+                "Closed survey {slug}: it takes no more responses; its results are complete.",
                 slug = survey.slug
             );
             Ok(())
@@ -321,7 +387,7 @@ pub async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         })) => {
             let slug = Slug::parse(&survey)?;
             let count = InvitationCount::parse(count)?;
-            let db = crate::db::Database::open(&database.db)?;
+            let db = database.open_existing()?;
             let lookup = slug.clone();
             let survey = db
                 .read(move |connection| queries::find_survey(connection, &lookup))
@@ -362,7 +428,66 @@ pub async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             Ok(())
         }
         Some(Command::Simulate(args)) => simulate_command(args).await,
+        Some(Command::Verify(args)) => verify_command(args).await,
     }
+}
+
+/// `survey open` and `survey close`: the change, with the errors a newcomer can act on.
+async fn change_status(
+    database: &DatabaseArgs,
+    slug: &str,
+    from: SurveyStatus,
+    to: SurveyStatus,
+) -> Result<Survey, Box<dyn std::error::Error>> {
+    let slug = Slug::parse(slug)?;
+    let db = database.open_existing()?;
+    match accounts::change_survey_status(&db, slug.clone(), from, to).await {
+        Err(AppError::NotFound(_)) => Err(format!(
+            "no survey {slug} in {}; `deniable survey create` makes one",
+            database.db.display()
+        )
+        .into()),
+        Err(AppError::Conflict { message, .. }) => Err(format!("survey {slug}: {message}").into()),
+        other => Ok(other?),
+    }
+}
+
+async fn verify_command(args: VerifyArgs) -> Result<(), Box<dyn std::error::Error>> {
+    if args.print_hashes {
+        println!(
+            "# SHA-256 of the files built into deniable {}",
+            env!("CARGO_PKG_VERSION")
+        );
+        for (name, hash) in verify::built_in_hashes() {
+            println!("{hash}  {name}");
+        }
+        return Ok(());
+    }
+    let url = args.url.as_deref().unwrap_or_default();
+    let page = verify::form_page(url, args.survey.as_deref())?;
+    println!(
+        "Checking what {page} serves against deniable {}:",
+        env!("CARGO_PKG_VERSION")
+    );
+    let checks = verify::verify(&page).await?;
+    for check in &checks {
+        println!("{check}");
+    }
+    let different = checks.iter().filter(|check| !check.ok()).count();
+    if different > 0 {
+        return Err(format!(
+            "{different} of {} files differ from this binary's: this server does not serve \
+             the code of this release to this request",
+            checks.len()
+        )
+        .into());
+    }
+    println!(
+        "All {} files are this binary's, byte for byte. This checks what was served to this \
+         request, not what others are served.",
+        checks.len()
+    );
+    Ok(())
 }
 
 async fn serve_command(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
@@ -511,6 +636,38 @@ async fn simulate_command(args: SimulateArgs) -> Result<(), Box<dyn std::error::
         outcome.submitted as f64 / seconds
     );
     let checks = outcome.checks();
+    // The truths are this run's; the estimates are the survey's, over every response it
+    // holds (earlier runs and real respondents too): say so, and warn when they differ.
+    let held = |id: i64| {
+        outcome
+            .results
+            .as_ref()
+            .and_then(|results| results.questions.iter().find(|q| q.id == id))
+            .map(|q| q.n)
+    };
+    if outcome.results.is_some() {
+        println!(
+            "Truths: this run's {} respondents. Estimates and intervals: the survey's \
+             results, over all the responses it holds (n below).",
+            outcome.submitted
+        );
+        let before = outcome
+            .questions
+            .iter()
+            .filter_map(|question| held(question.id))
+            .max()
+            .unwrap_or(0)
+            .saturating_sub(outcome.submitted as u64);
+        if before > 0 {
+            println!(
+                "The survey held up to {before} responses before this run: its estimates \
+                 mix them in, so they need not match this run's truths. Simulate on a fresh \
+                 survey to check the intervals."
+            );
+        }
+    } else {
+        println!("Truths: this run's {} respondents.", outcome.submitted);
+    }
     for (index, question) in outcome.questions.iter().enumerate() {
         println!(
             "Q{} (id {}, {}, {}): {}",
@@ -525,7 +682,7 @@ async fn simulate_command(args: SimulateArgs) -> Result<(), Box<dyn std::error::
                 .iter()
                 .find(|c| c.question_id == question.id && c.target == target.name);
             let Some(check) = check.filter(|c| c.estimate.is_some()) else {
-                println!("    {}: truth {:.4}", target.name, target.truth);
+                println!("    {}: this run's truth {:.4}", target.name, target.truth);
                 continue;
             };
             let intervals: Vec<String> = check
@@ -541,10 +698,11 @@ async fn simulate_command(args: SimulateArgs) -> Result<(), Box<dyn std::error::
                 })
                 .collect();
             println!(
-                "    {}: truth {:.4}, estimate {:.4}; {}",
+                "    {}: this run's truth {:.4}, survey estimate {:.4} (n = {}); {}",
                 target.name,
                 target.truth,
                 check.estimate.unwrap_or(f64::NAN),
+                held(question.id).unwrap_or(0),
                 intervals.join("; ")
             );
         }
@@ -555,8 +713,8 @@ async fn simulate_command(args: SimulateArgs) -> Result<(), Box<dyn std::error::
         let intervals: usize = checks.iter().map(|c| c.intervals.len()).sum();
         let misses: usize = checks.iter().map(|c| c.misses().len()).sum();
         println!(
-            "{} of {intervals} intervals cover their truth, each at {} % for its own target \
-             ({} targets).",
+            "{} of {intervals} intervals cover this run's truth, each at {} % for its own \
+             target ({} targets).",
             intervals - misses,
             plan.confidence * 100.0,
             checks.len()

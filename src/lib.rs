@@ -17,3 +17,4 @@ pub mod live;
 pub mod results;
 pub mod serve;
 pub mod simulate;
+pub mod verify;

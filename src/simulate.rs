@@ -293,6 +293,69 @@ fn fail(context: &str, cause: impl fmt::Display) -> SimulationError {
     SimulationError(format!("{context}: {cause}"))
 }
 
+/// The server's base URL from `--url`, checked: http or https, a host, an optional port,
+/// nothing after it (the routes are at the root). The reason when it is not.
+fn base_url(text: &str) -> Result<String, SimulationError> {
+    let refuse = |why: String| {
+        Err(SimulationError(format!(
+            "--url {text:?} is not a server's base URL: {why}; give one such as \
+             http://127.0.0.1:8080"
+        )))
+    };
+    let url = match url::Url::parse(text.trim()) {
+        Ok(url) => url,
+        Err(error) => {
+            return refuse(format!(
+                "{error}, and it must start with http:// or https://"
+            ))
+        }
+    };
+    if !matches!(url.scheme(), "http" | "https") {
+        return refuse(format!("the scheme is {}, not http or https", url.scheme()));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return refuse("it has no host".to_owned());
+    }
+    if url.path() != "/" {
+        return refuse(format!(
+            "it has a path ({}); name the survey with --survey instead",
+            url.path()
+        ));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return refuse("it has a query or a fragment".to_owned());
+    }
+    Ok(url.origin().ascii_serialization())
+}
+
+/// A request that got no answer, in words that say what to do.
+fn unreachable(base: &str, what: &str, error: &reqwest::Error) -> SimulationError {
+    if error.is_connect() {
+        // The innermost cause: the operating system's "connection refused", or a DNS failure.
+        let mut cause: &dyn std::error::Error = error;
+        let mut refused = false;
+        while let Some(source) = cause.source() {
+            cause = source;
+            refused |= source
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::ConnectionRefused);
+        }
+        let why = if refused {
+            "connection refused".to_owned()
+        } else {
+            format!("cannot connect ({cause})")
+        };
+        return SimulationError(format!(
+            "{why} — is the server running at {base}? Start it with `deniable serve`, or \
+             give its address with --url"
+        ));
+    }
+    if error.is_timeout() {
+        return SimulationError(format!("{what}: {base} did not answer in time"));
+    }
+    fail(what, error)
+}
+
 #[derive(Deserialize)]
 struct Definition {
     status: String,
@@ -565,11 +628,11 @@ pub async fn simulate(
         .pool_max_idle_per_host(plan.concurrency.max(1))
         .build()
         .map_err(|e| fail("cannot build the HTTP client", e))?;
-    let base = plan.base_url.trim_end_matches('/');
+    let base = &base_url(&plan.base_url)?;
     let definition_url = format!("{base}/api/surveys/{}", plan.survey);
     let responses_url = format!("{definition_url}/responses");
 
-    let first = fetch_definition(&client, &definition_url).await?;
+    let first = fetch_definition(&client, base, &plan.survey, &definition_url).await?;
     if first.questions.len() != plan.truths.len() {
         return Err(fail(
             "--truth",
@@ -623,6 +686,8 @@ pub async fn simulate(
                     columns.iter().map(|column| column[respondent]).collect();
                 let device = Device {
                     client,
+                    base,
+                    survey: &plan.survey,
                     definition_url,
                     responses_url,
                     questions,
@@ -653,13 +718,21 @@ pub async fn simulate(
 
 async fn fetch_definition(
     client: &reqwest::Client,
+    base: &str,
+    survey: &str,
     url: &str,
 ) -> Result<Definition, SimulationError> {
     let response = client
         .get(url)
         .send()
         .await
-        .map_err(|e| fail("cannot fetch the survey", e))?;
+        .map_err(|e| unreachable(base, "cannot fetch the survey", &e))?;
+    if response.status() == reqwest::StatusCode::NOT_FOUND {
+        return Err(SimulationError(format!(
+            "{base} has no open survey {survey:?} (404): check --survey, and open the survey \
+             with `deniable survey open {survey}`"
+        )));
+    }
     if !response.status().is_success() {
         return Err(fail("cannot fetch the survey", response.status()));
     }
@@ -676,6 +749,8 @@ async fn fetch_definition(
 /// One simulated device.
 struct Device<'a> {
     client: &'a reqwest::Client,
+    base: &'a str,
+    survey: &'a str,
     definition_url: &'a str,
     responses_url: &'a str,
     /// The designs, parsed once from the first definition (they are frozen while open).
@@ -693,7 +768,8 @@ impl Device<'_> {
         answers: &[Answer],
         seed: Option<[u8; SEED_BYTES]>,
     ) -> Result<(), SimulationError> {
-        let definition = fetch_definition(self.client, self.definition_url).await?;
+        let definition =
+            fetch_definition(self.client, self.base, self.survey, self.definition_url).await?;
         let same_questions = definition.questions.len() == self.questions.len()
             && definition
                 .questions
@@ -740,7 +816,7 @@ impl Device<'_> {
             .json(&body)
             .send()
             .await
-            .map_err(|e| fail("cannot submit", e))?;
+            .map_err(|e| unreachable(self.base, "cannot submit", &e))?;
         if response.status() == reqwest::StatusCode::TOO_MANY_REQUESTS {
             return Err(fail(
                 "the server rate-limits submissions per address",
@@ -833,7 +909,7 @@ async fn fetch_results(
         .bearer_auth(token)
         .send()
         .await
-        .map_err(|e| fail("cannot fetch the results", e))?;
+        .map_err(|e| unreachable(base, "cannot fetch the results", &e))?;
     if !response.status().is_success() {
         return Err(fail("cannot fetch the results", response.status()));
     }

@@ -102,6 +102,21 @@ pub fn researcher_id(connection: &Connection, email: &Email) -> Result<Option<i6
         .optional()?)
 }
 
+/// Who owns the survey with this slug; `None` when there is none.
+pub fn survey_owner(
+    connection: &Connection,
+    slug: &Slug,
+) -> Result<Option<ResearcherId>, AppError> {
+    Ok(connection
+        .query_row(
+            "SELECT owner_id FROM surveys WHERE slug = ?1",
+            [slug.as_str()],
+            |row| row.get(0),
+        )
+        .optional()?
+        .map(ResearcherId::from_stored))
+}
+
 pub fn researcher_for_token(
     connection: &Connection,
     token: &TokenHash,
@@ -196,8 +211,6 @@ pub fn insert_survey(
     Ok(SurveyId::from_stored(survey_id))
 }
 
-/// Creates the demo owner (no password: it can never log in) and the open demo survey,
-/// unless they exist. Returns whether the survey was created.
 /// Stores a new draft and reads it back as its owner will see it.
 pub fn insert_draft(
     connection: &Connection,
@@ -210,8 +223,12 @@ pub fn insert_draft(
         .ok_or_else(|| AppError::internal("a survey vanished right after its creation"))
 }
 
+/// Creates the demo owner (no password: it can never log in) and the open demo survey,
+/// unless they exist, and hands the demo to the first researcher account if there is one
+/// ([`adopt_demo_survey`]). Returns whether the survey was created.
 pub fn ensure_demo_survey(connection: &Connection) -> Result<bool, AppError> {
     if find_survey(connection, &Slug::demo())?.is_some() {
+        adopt_demo_survey(connection)?;
         return Ok(false);
     }
     connection.execute(
@@ -228,7 +245,24 @@ pub fn ensure_demo_survey(connection: &Connection) -> Result<bool, AppError> {
         &SurveyDefinition::demo(),
         SurveyStatus::Open,
     )?;
+    adopt_demo_survey(connection)?;
     Ok(true)
+}
+
+/// Hands the demo survey from the built-in demo owner to the first researcher account (the
+/// oldest that can sign in), so a newcomer finds it in the workspace with its results.
+/// Does nothing once the demo has left the demo owner, or while nobody can sign in; called
+/// whenever an account is made and when the server starts. Returns whether it moved.
+pub fn adopt_demo_survey(connection: &Connection) -> Result<bool, AppError> {
+    let moved = connection.execute(
+        "UPDATE surveys
+         SET owner_id = (SELECT min(id) FROM researchers WHERE password_hash IS NOT NULL)
+         WHERE slug = ?1
+           AND owner_id = (SELECT id FROM researchers WHERE email = ?2)
+           AND EXISTS (SELECT 1 FROM researchers WHERE password_hash IS NOT NULL)",
+        params![Slug::demo().as_str(), Email::demo_owner().as_str()],
+    )?;
+    Ok(moved == 1)
 }
 
 /// Any survey by slug: what respondents may see.
@@ -363,8 +397,13 @@ pub fn change_status(
         Some(survey) => Err(AppError::conflict(
             "invalid_status_change",
             format!(
-                "the survey is {}; only a {} survey can become {}",
+                "the survey is {}; only {} {} survey can become {}",
                 survey.status.as_str(),
+                if from == SurveyStatus::Open {
+                    "an"
+                } else {
+                    "a"
+                },
                 from.as_str(),
                 to.as_str()
             ),

@@ -191,16 +191,24 @@ impl QuestionDesign {
             DesignName::TwoEnds => &["epsilon", "min", "max"],
         };
         check_fields(field, question_type, design, input, expected)?;
+        // One sentence naming the field; the crate's own message would repeat the range.
         let level = || -> Result<PrivacyLevel, AppError> {
+            let range = format!(
+                "between {} and {}",
+                PrivacyLevel::MIN_EPSILON,
+                PrivacyLevel::MAX_EPSILON
+            );
+            // Present: `check_fields` refused a design without it.
             let epsilon = input.epsilon.unwrap_or(f64::NAN);
-            PrivacyLevel::new(epsilon).map_err(|error| {
+            PrivacyLevel::new(epsilon).map_err(|_| {
+                let got = if epsilon.is_finite() {
+                    format!("got {epsilon}")
+                } else {
+                    "got a value that is not a finite number".to_owned()
+                };
                 AppError::invalid(
                     "invalid_epsilon",
-                    format!(
-                        "{field}.epsilon must be between {} and {}: {error}",
-                        PrivacyLevel::MIN_EPSILON,
-                        PrivacyLevel::MAX_EPSILON
-                    ),
+                    format!("{field}.epsilon must be {range} ({got})"),
                 )
             })
         };
@@ -481,6 +489,15 @@ mod tests {
         assert_eq!(
             design,
             QuestionDesign::mirrored(PrivacyLevel::new(1.1).unwrap())
+        );
+    }
+
+    #[test]
+    fn an_epsilon_out_of_range_is_one_sentence_naming_the_field() {
+        let text = message(r#"{"epsilon": 50}"#);
+        assert_eq!(
+            text,
+            "invalid_epsilon: q.epsilon must be between 0.01 and 20 (got 50)"
         );
     }
 

@@ -11,6 +11,7 @@ mod releases;
 mod researcher;
 mod respondent;
 mod static_files;
+pub use static_files::{built_in, built_in_names};
 mod survey_form;
 mod workspace;
 

@@ -17,6 +17,19 @@ use crate::error::AppError;
 #[folder = "static/"]
 struct Embedded;
 
+/// A file built into this binary, by name (`form.js`): what `deniable verify` compares a
+/// server's copy with.
+pub fn built_in(file: &str) -> Option<Cow<'static, [u8]>> {
+    Embedded::get(file).map(|embedded| embedded.data)
+}
+
+/// The names of every file built into this binary, sorted.
+pub fn built_in_names() -> Vec<String> {
+    let mut names: Vec<String> = Embedded::iter().map(String::from).collect();
+    names.sort();
+    names
+}
+
 /// Where the files come from: the binary, or (for development only) a directory.
 pub struct StaticFiles(pub Option<PathBuf>);
 

@@ -1,0 +1,115 @@
+//! The demo is visible: the first researcher account, made with the one-time setup link or
+//! with `deniable researcher add`, adopts the demo survey and sees it with its results;
+//! later accounts do not.
+
+use std::process::{Command, Stdio};
+
+use deniable::accounts;
+use serde_json::json;
+
+use crate::common::spawn_app;
+use crate::workspace::{signed_in, Browser, PASSWORD};
+
+#[tokio::test]
+async fn the_first_account_made_with_the_setup_link_finds_the_demo_and_its_results() {
+    let app = spawn_app().await;
+    app.submit_ok("demo", json!({"1": 1, "2": 0, "3": 1})).await;
+    let link = accounts::prepare_setup_link(&app.db)
+        .await
+        .unwrap()
+        .expect("no account yet: a setup link");
+    let path = format!("/setup/{}", link.expose());
+    let mut first = Browser::new(&app);
+    let page = first.get_html(&path).await;
+    let form_token = crate::workspace::hidden_field(&page, "form_token");
+    let created = first
+        .post_form(
+            &path,
+            &[
+                ("form_token", &form_token),
+                ("email", "first@example.org"),
+                ("password", PASSWORD),
+                ("password_again", PASSWORD),
+            ],
+        )
+        .await;
+    assert_eq!(created.status(), 303);
+
+    let list = first.get_html("/surveys").await;
+    assert!(
+        list.contains("/surveys/demo/"),
+        "the demo is listed: {list}"
+    );
+    assert!(!list.contains("You have no survey yet"));
+    assert_eq!(first.get("/surveys/demo/results").await.status(), 200);
+
+    // A colleague made later does not get it.
+    let mut colleague = signed_in(&app, "colleague@example.org").await;
+    assert!(colleague
+        .get_html("/surveys")
+        .await
+        .contains("You have no survey yet"));
+    assert_eq!(colleague.get("/surveys/demo/results").await.status(), 404);
+}
+
+fn researcher_add(db: &std::path::Path, email: &str) -> std::process::Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_deniable"))
+        .args(["researcher", "add", email, "--db"])
+        .arg(db)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(format!("{PASSWORD}\n").as_bytes()).unwrap();
+    drop(stdin);
+    child.wait_with_output().unwrap()
+}
+
+#[tokio::test]
+async fn the_first_account_made_with_the_command_line_adopts_the_demo_before_or_after_a_start() {
+    // Added while the server runs: the demo exists and moves at once.
+    let app = spawn_app().await;
+    let db = app.db_path.clone();
+    let added = tokio::task::spawn_blocking(move || researcher_add(&db, "first@example.org"))
+        .await
+        .unwrap();
+    assert!(added.status.success(), "{added:?}");
+    let token = accounts::create_token(
+        &app.db,
+        deniable::domain::Email::parse("first@example.org").unwrap(),
+    )
+    .await
+    .unwrap();
+    let results = app
+        .owner_get(token.expose(), "/api/surveys/demo/results")
+        .await;
+    assert_eq!(results.status(), 200, "the first account owns the demo");
+    let second = app.researcher_with_token("second@example.org").await;
+    let refused = app.owner_get(&second, "/api/surveys/demo/results").await;
+    assert_eq!(refused.status(), 404, "the second one does not");
+
+    // Added before the server ever started (no demo yet): the first start hands it over.
+    let directory = tempfile::tempdir().unwrap();
+    let db = directory.path().join("deniable.db");
+    let added = researcher_add(&db, "early@example.org");
+    assert!(added.status.success(), "{added:?}");
+    let db = deniable::serve::prepare_database_with(&db, deniable::db::DEFAULT_COMPACT_EVERY)
+        .await
+        .unwrap();
+    let owner: String = db
+        .read(|connection| {
+            Ok(connection.query_row(
+                "SELECT researchers.email FROM surveys JOIN researchers
+                 ON researchers.id = surveys.owner_id WHERE slug = 'demo'",
+                [],
+                |row| row.get(0),
+            )?)
+        })
+        .await
+        .unwrap();
+    assert_eq!(owner, "early@example.org");
+    db.close().await.unwrap();
+}
