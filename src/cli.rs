@@ -18,7 +18,7 @@ use crate::domain::{
 use crate::error::AppError;
 use crate::http::{PublicUrl, Settings};
 use crate::serve;
-use crate::simulate::{simulate, SimulationPlan, Truth};
+use crate::simulate::{simulate, MailMerge, SimulationPlan, Truth};
 use crate::{accounts, invitations, verify};
 
 #[derive(Debug, Parser)]
@@ -316,6 +316,11 @@ struct SimulateArgs {
     /// The survey owner's API token: with it, estimates are printed next to the truths.
     #[arg(long, env = "DENIABLE_TOKEN", hide_env_values = true)]
     token: Option<String>,
+    /// For a survey that requires invitations: the mail merge's CSV (`deniable invitations
+    /// create`), one invitation per respondent. Each device redeems its invitation for a
+    /// blind token, then answers with the token.
+    #[arg(long, value_name = "CSV")]
+    invitations: Option<PathBuf>,
 }
 
 /// Runs the parsed command line.
@@ -391,9 +396,13 @@ pub async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 .read(move |connection| queries::find_survey(connection, &lookup))
                 .await?
                 .ok_or(AppError::NotFound("survey"))?;
-            let codes = invitations::create(&db, &survey, count).await?;
-            print!("{}", invitations::csv(url.origin(), &slug, &codes));
-            eprintln!("{} invitations created for {slug}.", codes.len());
+            let created = invitations::create(&db, &survey, count).await?;
+            print!("{}", invitations::csv(url.origin(), &slug, &created));
+            eprintln!(
+                "{} invitations created for {slug}; every link pins the survey key {}.",
+                created.codes.len(),
+                created.fingerprint
+            );
             Ok(())
         }
         Some(Command::Backup { path, database }) => {
@@ -612,6 +621,10 @@ async fn simulate_command(args: SimulateArgs) -> Result<(), Box<dyn std::error::
         reproducible: args.reproducible,
         confidence: args.confidence,
         token: args.token,
+        invitations: match &args.invitations {
+            Some(path) => Some(MailMerge::parse(&std::fs::read_to_string(path)?)?),
+            None => None,
+        },
     };
     let progress = ProgressBar::new(plan.respondents as u64).with_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} respondents {per_sec} eta {eta}")

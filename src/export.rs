@@ -418,6 +418,8 @@ struct Cursor {
     after: Option<RecordId>,
     header_written: bool,
     finished: bool,
+    /// Only these responses (a release of a survey that requires invitations), if given.
+    only: Option<Arc<HashSet<RecordId>>>,
 }
 
 /// The export of `survey` as a stream of chunks, one page of responses per chunk (keyset
@@ -429,6 +431,28 @@ pub fn stream_export(
     format: ExportFormat,
     release: GroupingRelease,
 ) -> Result<impl Stream<Item = Result<Bytes, AppError>>, AppError> {
+    stream_export_of(db, survey, format, release, None)
+}
+
+/// [`stream_export`] of the responses in `released` only (those still stored): what a
+/// survey that requires invitations has released to its owner (`crate::live`).
+pub fn stream_released_export(
+    db: Database,
+    survey: &Survey,
+    format: ExportFormat,
+    release: GroupingRelease,
+    released: Arc<HashSet<RecordId>>,
+) -> Result<impl Stream<Item = Result<Bytes, AppError>>, AppError> {
+    stream_export_of(db, survey, format, release, Some(released))
+}
+
+fn stream_export_of(
+    db: Database,
+    survey: &Survey,
+    format: ExportFormat,
+    release: GroupingRelease,
+    only: Option<Arc<HashSet<RecordId>>>,
+) -> Result<impl Stream<Item = Result<Bytes, AppError>>, AppError> {
     let cursor = Cursor {
         db,
         survey_id: survey.id,
@@ -437,6 +461,7 @@ pub fn stream_export(
         after: None,
         header_written: false,
         finished: false,
+        only,
     };
     Ok(stream::try_unfold(cursor, |mut cursor| async move {
         if cursor.finished {
@@ -447,18 +472,31 @@ pub fn stream_export(
             cursor.format.write_header(&cursor.plan, &mut chunk);
             cursor.header_written = true;
         }
-        let (survey_id, after) = (cursor.survey_id, cursor.after);
-        let rows = cursor
-            .db
-            .read(move |connection| {
-                responses::export_page(connection, survey_id, after.as_ref(), RESPONSES_PER_PAGE)
-            })
-            .await?;
-        match rows.last() {
-            None => cursor.finished = true,
-            Some(last) => {
-                cursor.after = Some(last.record_id);
+        // A release's filter may empty a page: read on until a page keeps a row.
+        loop {
+            let (survey_id, after) = (cursor.survey_id, cursor.after);
+            let mut rows = cursor
+                .db
+                .read(move |connection| {
+                    responses::export_page(
+                        connection,
+                        survey_id,
+                        after.as_ref(),
+                        RESPONSES_PER_PAGE,
+                    )
+                })
+                .await?;
+            let Some(last) = rows.last() else {
+                cursor.finished = true;
+                break;
+            };
+            cursor.after = Some(last.record_id);
+            if let Some(only) = &cursor.only {
+                rows.retain(|row| only.contains(&row.record_id));
+            }
+            if !rows.is_empty() {
                 cursor.format.write_rows(&cursor.plan, &rows, &mut chunk)?;
+                break;
             }
         }
         if chunk.is_empty() {

@@ -1,9 +1,16 @@
 //! Single-use invitations: created in bulk for a mail merge, shared by the API and the CLI.
 
-use crate::db::{queries, Database};
-use crate::domain::{InvitationCode, InvitationCount, Slug, Survey};
+use crate::db::{queries, redemptions, Database};
+use crate::domain::{InvitationCode, InvitationCount, Slug, Survey, SurveyStatus};
 use crate::error::AppError;
 use crate::export::spreadsheet_safe;
+
+/// New invitations, and the fingerprint of the survey key that every one of their links
+/// pins (issue 20, key consistency: the same for all, so anyone can compare).
+pub struct NewInvitations {
+    pub codes: Vec<InvitationCode>,
+    pub fingerprint: String,
+}
 
 /// Creates `count` invitations for a survey that requires them; returns the codes, which
 /// exist nowhere else from now on (only their hashes are stored).
@@ -11,7 +18,7 @@ pub async fn create(
     db: &Database,
     survey: &Survey,
     count: InvitationCount,
-) -> Result<Vec<InvitationCode>, AppError> {
+) -> Result<NewInvitations, AppError> {
     if !survey.requires_invitation {
         return Err(AppError::conflict(
             "invitations_not_required",
@@ -24,21 +31,47 @@ pub async fn create(
         .collect::<Result<Vec<_>, AppError>>()?;
     let hashes: Vec<_> = codes.iter().map(InvitationCode::hash).collect();
     let survey_id = survey.id;
-    db.write(move |connection| queries::insert_invitations(connection, survey_id, &hashes))
+    let key = db
+        .write(move |connection| {
+            // Checked in the transaction: a closed survey's key is erased, so no link made
+            // now could ever be redeemed.
+            let status = redemptions::survey_status(connection, survey_id)?;
+            if status == SurveyStatus::Closed {
+                return Err(AppError::conflict(
+                    "survey_closed",
+                    "this survey is closed: its key is erased, so no invitation could be \
+                     redeemed",
+                ));
+            }
+            let key = redemptions::ensure_key(connection, survey_id)?;
+            queries::insert_invitations(connection, survey_id, &hashes)?;
+            Ok(key)
+        })
         .await?;
-    Ok(codes)
+    Ok(NewInvitations {
+        codes,
+        fingerprint: key.fingerprint(),
+    })
 }
 
-/// The mail-merge CSV: one invitation and its personal link per row. The code travels in
-/// the link's fragment, which browsers never send to a server (nor to its logs).
-pub fn csv(base_url: &str, slug: &Slug, codes: &[InvitationCode]) -> String {
+/// The mail-merge CSV: one invitation, its personal link and the survey key's fingerprint
+/// per row. The code travels in the link's fragment, which browsers never send to a server
+/// (nor to its logs); so does the fingerprint (`key`), which the form compares with the
+/// key the server publishes before it redeems anything.
+pub fn csv(base_url: &str, slug: &Slug, invitations: &NewInvitations) -> String {
     let base_url = base_url.trim_end_matches('/');
-    let mut out = String::from("invitation,link\n");
-    for code in codes {
-        let link = format!("{base_url}/s/{slug}#invitation={}", code.expose());
+    let fingerprint = &invitations.fingerprint;
+    let mut out = String::from("invitation,link,key_fingerprint\n");
+    for code in &invitations.codes {
+        let link = format!(
+            "{base_url}/s/{slug}#invitation={}&key={fingerprint}",
+            code.expose()
+        );
         out.push_str(&spreadsheet_safe(code.expose()));
         out.push(',');
         out.push_str(&spreadsheet_safe(&link));
+        out.push(',');
+        out.push_str(&spreadsheet_safe(fingerprint));
         out.push('\n');
     }
     out

@@ -3,7 +3,9 @@
 //! Each device does what the browser does: fetch the definition (for a fresh nonce), seed
 //! ChaCha20 with its 32 bytes XOR the nonce, randomize each answer in question order with
 //! the question's design (the crate's [`Mechanism::respond`], as many draws as the type
-//! takes), post only the reports. It is the demo, the load generator, and an end-to-end
+//! takes), post only the reports (for a survey that requires invitations, first redeem one
+//! of the mail merge's invitations for a blind token and post it with them). It is the
+//! demo, the load generator, and an end-to-end
 //! check of the estimators: every question type, with truths fixed in advance, compared
 //! with the results' estimates and intervals.
 
@@ -48,6 +50,57 @@ pub struct SimulationPlan {
     pub confidence: f64,
     /// An owner's token: with it, the results are fetched at the end.
     pub token: Option<String>,
+    /// For a survey that requires invitations: the mail merge's invitations, one per
+    /// respondent, each redeemed for a blind token before its device answers.
+    pub invitations: Option<MailMerge>,
+}
+
+/// The invitations of a mail-merge CSV (`invitation,link,key_fingerprint`).
+#[derive(Debug, Clone)]
+pub struct MailMerge {
+    pub codes: Vec<String>,
+    /// The survey key every link pins: the simulation refuses a server that publishes
+    /// another one, as the form does.
+    pub fingerprint: String,
+}
+
+impl MailMerge {
+    /// Reads the CSV `deniable invitations create` and the workspace write.
+    pub fn parse(csv: &str) -> Result<Self, SimulationError> {
+        let mut lines = csv.lines();
+        if lines.next().map(str::trim) != Some("invitation,link,key_fingerprint") {
+            return Err(fail(
+                "--invitations",
+                "not an invitations CSV (its header is invitation,link,key_fingerprint)",
+            ));
+        }
+        let mut codes = Vec::new();
+        let mut fingerprints = Vec::new();
+        for line in lines.filter(|line| !line.trim().is_empty()) {
+            let fields: Vec<&str> = line.trim().split(',').collect();
+            let [code, _, fingerprint] = fields[..] else {
+                return Err(fail(
+                    "--invitations",
+                    format_args!("a row is not code,link,key: {line:?}"),
+                ));
+            };
+            codes.push(code.to_owned());
+            if !fingerprints.contains(&fingerprint) {
+                fingerprints.push(fingerprint);
+            }
+        }
+        match fingerprints[..] {
+            [fingerprint] => Ok(Self {
+                codes,
+                fingerprint: fingerprint.to_owned(),
+            }),
+            [] => Err(fail("--invitations", "the CSV holds no invitation")),
+            _ => Err(fail(
+                "--invitations",
+                "the links pin different survey keys: someone could tell their holders apart",
+            )),
+        }
+    }
 }
 
 /// The true answers of one question, as shares of the respondents (each share is held by
@@ -310,6 +363,9 @@ struct Definition {
     /// Randomized questions ([`DefinitionQuestion`]) and grouping questions (`"type":
     /// "grouping"`, not randomized), told apart by [`parse_question`].
     questions: Vec<serde_json::Value>,
+    #[serde(default)]
+    requires_invitation: bool,
+    invitation_key: Option<crate::domain::InvitationKeyBody>,
 }
 
 impl Definition {
@@ -319,6 +375,42 @@ impl Definition {
             .map(|question| question["id"].as_i64())
             .collect()
     }
+}
+
+/// The survey's key, from the definition, once its fingerprint is the one the mail merge's
+/// links pin (what the form checks before it redeems).
+fn pinned_key(
+    definition: &Definition,
+    invitations: Option<&MailMerge>,
+) -> Result<Option<blind_tokens::PublicKey>, SimulationError> {
+    if !definition.requires_invitation {
+        return Ok(None);
+    }
+    let invitations = invitations.ok_or_else(|| {
+        fail(
+            "the survey requires invitations",
+            "give the mail merge's CSV with --invitations, one invitation per respondent",
+        )
+    })?;
+    let published = definition
+        .invitation_key
+        .as_ref()
+        .ok_or_else(|| fail("the survey requires invitations", "but publishes no key"))?;
+    let key = blind_tokens::from_base64url(&published.public_key)
+        .ok()
+        .and_then(|bytes| blind_tokens::PublicKey::from_bytes(&bytes).ok())
+        .ok_or_else(|| fail("the survey's key", "is malformed"))?;
+    let fingerprint = blind_tokens::fingerprint(&key);
+    if fingerprint != published.fingerprint || fingerprint != invitations.fingerprint {
+        return Err(fail(
+            "the survey's key",
+            format_args!(
+                "its fingerprint {fingerprint} is not the one the invitations pin ({})",
+                invitations.fingerprint
+            ),
+        ));
+    }
+    Ok(Some(key))
 }
 
 #[derive(Deserialize)]
@@ -606,12 +698,33 @@ pub async fn simulate(
     let seeds = plan
         .reproducible
         .then(|| device_seeds(plan.seed, plan.respondents));
+    let key = pinned_key(&first, plan.invitations.as_ref())?;
+    let codes: &[String] = match (&key, &plan.invitations) {
+        (Some(_), Some(invitations)) => {
+            if invitations.codes.len() < plan.respondents {
+                return Err(fail(
+                    "--invitations",
+                    format_args!(
+                        "{} invitations for {} respondents: one each",
+                        invitations.codes.len(),
+                        plan.respondents
+                    ),
+                ));
+            }
+            &invitations.codes
+        }
+        _ => &[],
+    };
+    let redemptions_url = format!("{definition_url}/redemptions");
 
     progress.set_length(plan.respondents as u64);
     let submitted = stream::iter(0..plan.respondents)
         .map(|respondent| {
             let (client, columns, questions) = (&client, &columns, &questions);
             let (definition_url, responses_url) = (&definition_url, &responses_url);
+            let invitation = key
+                .as_ref()
+                .map(|key| (key, redemptions_url.as_str(), codes[respondent].as_str()));
             let seed = seeds.as_ref().map(|seeds| seeds[respondent]);
             async move {
                 let answers: Vec<Answer> =
@@ -623,6 +736,7 @@ pub async fn simulate(
                     definition_url,
                     responses_url,
                     questions,
+                    invitation,
                 };
                 device.respond(&answers, seed).await?;
                 progress.inc(1);
@@ -686,6 +800,9 @@ struct Device<'a> {
     responses_url: &'a str,
     /// The designs, parsed once from the first definition (they are frozen while open).
     questions: &'a [SurveyQuestion],
+    /// A survey that requires invitations: its pinned key, the redemptions URL and this
+    /// device's invitation.
+    invitation: Option<(&'a blind_tokens::PublicKey, &'a str, &'a str)>,
 }
 
 impl Device<'_> {
@@ -739,10 +856,14 @@ impl Device<'_> {
                 .map_err(|e| fail("cannot randomize an answer", e))?;
             reports.insert(question.id.to_string(), report.into());
         }
+        let mut body = serde_json::json!({ "answers": reports });
+        if let Some((key, redemptions_url, code)) = self.invitation {
+            body["token"] = self.redeem(key, redemptions_url, code).await?;
+        }
         let response = self
             .client
             .post(self.responses_url)
-            .json(&serde_json::json!({ "answers": reports }))
+            .json(&body)
             .send()
             .await
             .map_err(|e| unreachable(self.base, "cannot submit", &e))?;
@@ -762,6 +883,66 @@ impl Device<'_> {
             ));
         }
         Ok(())
+    }
+}
+
+impl Device<'_> {
+    /// The first of the two steps (issue 20): the invitation buys a blind token, whose
+    /// proof is checked against the pinned key; the token goes with the answers.
+    async fn redeem(
+        &self,
+        key: &blind_tokens::PublicKey,
+        redemptions_url: &str,
+        code: &str,
+    ) -> Result<serde_json::Value, SimulationError> {
+        let mut rng = rand_chacha::ChaCha20Rng::from_seed(
+            random_bytes::<32>().map_err(|e| fail("randomness", e))?,
+        );
+        let mut input = [0u8; crate::domain::TOKEN_INPUT_BYTES];
+        rng.fill_bytes(&mut input);
+        let (state, blinded) =
+            blind_tokens::blind(&input, &mut rng).map_err(|e| fail("cannot blind", e))?;
+        let response = self
+            .client
+            .post(redemptions_url)
+            .json(&serde_json::json!({
+                "invitation": code,
+                "blinded": blind_tokens::to_base64url(&blinded),
+            }))
+            .send()
+            .await
+            .map_err(|e| fail("cannot redeem an invitation", e))?;
+        if response.status() != reqwest::StatusCode::OK {
+            let status = response.status();
+            let body = response.text().await.unwrap_or_default();
+            return Err(fail(
+                "the server refused a redemption",
+                format_args!("{status} {body}"),
+            ));
+        }
+        let answer: crate::domain::EvaluationBody = response
+            .json()
+            .await
+            .map_err(|e| fail("unexpected redemption", e))?;
+        let bytes = |text: &str| {
+            blind_tokens::from_base64url(text).map_err(|e| fail("unexpected redemption", e))
+        };
+        let output = blind_tokens::finalize(
+            &state,
+            &bytes(&answer.evaluation)?,
+            &bytes(&answer.proof)?,
+            key,
+        )
+        .map_err(|e| {
+            fail(
+                "the redemption's proof does not hold for the survey's key",
+                e,
+            )
+        })?;
+        Ok(serde_json::json!({
+            "input": blind_tokens::to_base64url(&input),
+            "output": blind_tokens::to_base64url(&output),
+        }))
     }
 }
 

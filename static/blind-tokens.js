@@ -11,7 +11,7 @@
 //
 // Randomness comes from crypto.getRandomValues only (32 bytes per blind, which seed ChaCha20
 // in the module); it works over plain HTTP, unlike crypto.subtle. The module's buffer is
-// zeroed after every call.
+// zeroed after every call. The module's third-party licences: /static/third-party-notices.txt.
 "use strict";
 
 (function (global) {

@@ -5,9 +5,11 @@
 // storage, crypto.getRandomValues, the WebAssembly exports, sleep, a clock), so the tests
 // run this very file in Node.js for hundreds of simulated devices.
 //
-// Privacy (DESIGN invariants 1, 2, 6, 9): true answers only pass through `prepare` into the
-// mechanism's buffer, which is zeroed; what is stored is the reports, the response id and,
-// until the server acknowledges it, the pending body with its receipt. Randomness comes from
+// Privacy (DESIGN invariants 1, 2, 6, 9, 10): true answers only pass through `prepare` into
+// the mechanism's buffer, which is zeroed; what is stored is the reports, the response id and,
+// until the server acknowledges it, the pending body with its receipt; for a survey that
+// requires invitations, the redemption state until the server answers it and then the
+// unspent token until the response that spends it is acknowledged (see `redeem`). Randomness comes from
 // crypto.getRandomValues only, for the coins, the receipt and the backoff jitter alike.
 //
 // Answers, for `randomize` and `prepare`: an array in question order of
@@ -268,6 +270,7 @@
   function forget(storage, slug) {
     try {
       storage.removeItem(storageKey(slug));
+      storage.removeItem(tokenStorageKey(slug));
     } catch (_) {
       // Storage disabled: nothing was kept.
     }
@@ -282,10 +285,13 @@
     return true;
   }
 
-  /** The exact text POSTed, and re-sent unchanged on every retry. */
-  function pendingBody(reports, responseId, invitation) {
+  /**
+   * The exact text POSTed, and re-sent unchanged on every retry. `token` ({input, output},
+   * base64url) is the blind token an invitation bought; the invitation itself never goes here.
+   */
+  function pendingBody(reports, responseId, token) {
     const body = { answers: reports, response_id: responseId };
-    if (invitation) body.invitation = invitation;
+    if (token) body.token = { input: token.input, output: token.output };
     return JSON.stringify(body);
   }
 
@@ -293,10 +299,11 @@
    * Fixes the reports before anything is sent: draws the receipt, computes the response id,
    * randomizes the answers (truths are passed to the mechanism and forgotten) and writes the
    * pending state. answers: [{ question, truth }] in question order (see the header); the
-   * reports are keyed by question.id. Returns the state ({reports, response_id, pending})
-   * and whether it could be stored.
+   * reports are keyed by question.id; `token`, for a survey that requires invitations, is the
+   * redeemed token (see `redeem`). Returns the state ({reports, response_id, pending}) and
+   * whether it could be stored.
    */
-  function prepare(deps, slug, nonceHex, answers, invitation) {
+  function prepare(deps, slug, nonceHex, answers, token) {
     // A grouping question (type "grouping", "randomized": false) is sent as given and takes
     // no draw: the others keep their order, so their draws are those of a survey without it.
     const asGiven = answers.filter(function (answer) { return answer.question.type === "grouping"; });
@@ -320,7 +327,7 @@
     const state = {
       reports: reports,
       response_id: responseId,
-      pending: { body: pendingBody(reports, responseId, invitation), receipt: receipt },
+      pending: { body: pendingBody(reports, responseId, token), receipt: receipt },
     };
     const stored = writeState(deps.storage, slug, state);
     return { state: state, stored: stored };
@@ -416,10 +423,12 @@
         // stored all the same
       }
       dropPending(deps.storage, slug, state.response_id);
+      forgetToken(deps.storage, slug); // spent: the stored response is all that is left of it
       return { outcome: "stored", status: response.status, recordId: recordId, receipt: pending.receipt, attempts: attempts };
     }
     const error = await errorOf(response);
     dropPending(deps.storage, slug, state.response_id);
+    if (error.code === "token_spent" || error.code === "token_invalid") forgetToken(deps.storage, slug);
     return { outcome: "refused", status: response.status, code: error.code, message: error.message, attempts: attempts };
   }
 
@@ -433,6 +442,194 @@
       throw new Error("Cannot load the survey (" + (response ? response.status : "no answer") + "); nothing was sent.");
     }
     return response.json();
+  }
+
+  // --- blind invitation tokens (issue 20; docs/design.md, invariant 10), key
+  // "deniable:<slug>:token":
+  //   while redeeming: {"invitation": "<code>", "key": "<fingerprint>", "state": "<base64url>",
+  //     "blinded": "<base64url>"} — the state holds the blind and the token's input, which
+  //     with the invitation would link the token to its holder: it is kept only until the
+  //     server answers, so that a retry sends the same blinded element;
+  //   once redeemed: {"key": "<fingerprint>", "token": {"input", "output"}} until the
+  //     response that spends it is acknowledged.
+  // The invitation link is /s/<slug>#invitation=<code>&key=<fingerprint>: the form redeems
+  // only when the fingerprint of the key in the anonymous definition equals the link's.
+
+  const FINGERPRINT_PATTERN = /^[0-9a-f]{64}$/;
+  const INVITATION_PATTERN = /^[0-9a-f]{64}$/;
+  const BASE64URL_PATTERN = /^[A-Za-z0-9_-]+$/;
+
+  function tokenStorageKey(slug) {
+    return STORAGE_PREFIX + slug + ":token";
+  }
+
+  /** {invitation, key} from a link's fragment ("#invitation=…&key=…"), or null without an invitation. */
+  function invitationOfFragment(hash) {
+    const params = new URLSearchParams(String(hash || "").replace(/^#/, ""));
+    const invitation = params.get("invitation");
+    if (!invitation) return null;
+    return { invitation: invitation, key: params.get("key") };
+  }
+
+  function isB64(text) {
+    return typeof text === "string" && BASE64URL_PATTERN.test(text);
+  }
+
+  /** The stored redemption state or token, or null (none, or not one this code wrote). */
+  function readTokenState(storage, slug) {
+    let stored;
+    try {
+      stored = JSON.parse(storage.getItem(tokenStorageKey(slug)));
+    } catch (_) {
+      return null;
+    }
+    if (!stored || typeof stored !== "object" || !FINGERPRINT_PATTERN.test(stored.key || "")) return null;
+    if (stored.token && isB64(stored.token.input) && isB64(stored.token.output)) {
+      return { key: stored.key, token: { input: stored.token.input, output: stored.token.output } };
+    }
+    if (INVITATION_PATTERN.test(stored.invitation || "") && isB64(stored.state) && isB64(stored.blinded)) {
+      return { key: stored.key, invitation: stored.invitation, state: stored.state, blinded: stored.blinded };
+    }
+    return null;
+  }
+
+  function writeTokenState(storage, slug, state) {
+    try {
+      storage.setItem(tokenStorageKey(slug), JSON.stringify(state));
+      return true;
+    } catch (_) {
+      return false;
+    }
+  }
+
+  function forgetToken(storage, slug) {
+    try {
+      storage.removeItem(tokenStorageKey(slug));
+    } catch (_) {
+      // Storage disabled: nothing was kept.
+    }
+  }
+
+  /** Lowercase hex SHA-256 of bytes, by the mechanism's module (no crypto.subtle on plain HTTP). */
+  function sha256Hex(mechanism, bytes) {
+    const base = mechanism.rr_buffer();
+    let buffer = new Uint8Array(mechanism.memory.buffer, base, bytes.length);
+    buffer.set(bytes);
+    const status = mechanism.rr_sha256(bytes.length);
+    buffer = new Uint8Array(mechanism.memory.buffer, base, Math.max(bytes.length, DIGEST_BYTES));
+    const digest = hex(buffer.subarray(0, DIGEST_BYTES));
+    buffer.fill(0);
+    if (status !== DIGEST_BYTES) throw new Error("the mechanism refused to hash (" + status + ")");
+    return digest;
+  }
+
+  /**
+   * A refusal to redeem, with a code the page words for people (in the survey's language)
+   * and any details it names; the message is English, for logs and tests.
+   */
+  function tokenRefusal(code, message, details) {
+    const error = new Error(message);
+    error.name = "TokenRefusal";
+    error.code = code;
+    Object.assign(error, details || {});
+    return error;
+  }
+
+  /**
+   * The survey's public key (32 bytes) from the anonymous definition, once its fingerprint,
+   * computed here, equals both the definition's and the invitation link's `linkKey`. Throws a
+   * TokenRefusal otherwise — "key_not_published", "key_missing" (the link names no key) or
+   * "key_mismatch" (with `server` and `link`, the two fingerprints): a server that gave this
+   * person a key of their own could tag them.
+   */
+  function pinnedKey(deps, definition, linkKey) {
+    const published = definition && definition.invitation_key;
+    if (!published || !isB64(published.public_key)) {
+      throw tokenRefusal("key_not_published", "This survey does not publish a key for invitations, so " +
+        "this invitation link cannot be used here. Nothing was sent.");
+    }
+    const bytes = deps.tokens.api.fromBase64url(published.public_key);
+    const fingerprint = sha256Hex(deps.mechanism, bytes);
+    if (!linkKey) {
+      throw tokenRefusal("key_missing", "This invitation link does not say which survey key it " +
+        "was made for (it lacks \"key=\"), so this page cannot check that the server gives everyone " +
+        "the same key. Nothing was sent; please ask for a new link.");
+    }
+    if (fingerprint !== published.fingerprint || fingerprint !== linkKey) {
+      throw tokenRefusal("key_mismatch", "The survey key this server presents (fingerprint " +
+        fingerprint.slice(0, 16) + "…) is not the one your invitation link was made for (" +
+        String(linkKey).slice(0, 16) + "…). A server could use a key of your own to recognise " +
+        "your answers, so this page will not use it. Nothing was sent; please tell the survey's " +
+        "organisers.", { server: fingerprint, link: String(linkKey) });
+    }
+    return { bytes: bytes, fingerprint: fingerprint };
+  }
+
+  /**
+   * Exchanges the invitation for a blind token (POST …/redemptions), or resumes an exchange
+   * a closed page left unanswered (the same blinded element again: the server answers the
+   * same bytes). deps: {fetch, storage, getRandomValues, sleep, now, onRetry?, maxAttempts?,
+   * mechanism, tokens: {api: DeniableTokens, exports}}; link: invitationOfFragment(…) or null.
+   * Returns {outcome: "ready", token, fingerprint} (redeemed now or before), {outcome: "none"}
+   * (no invitation and nothing stored), {outcome: "gave-up"} (only with maxAttempts), or
+   * {outcome: "refused", status, code, message}; throws a TokenRefusal when the key does not
+   * match the link's.
+   */
+  async function redeem(deps, slug, definition, link) {
+    const api = deps.tokens.api;
+    let stored = readTokenState(deps.storage, slug);
+    if (stored && stored.token) {
+      if (link && link.key && link.key !== stored.key) {
+        throw tokenRefusal("key_other_token", "This device already holds a token for this survey, " +
+          "bought with a link for another survey key. Nothing was sent.");
+      }
+      return { outcome: "ready", token: stored.token, fingerprint: stored.key };
+    }
+    if (!stored && !link) return { outcome: "none" };
+    let pinned;
+    if (!stored) {
+      pinned = pinnedKey(deps, definition, link.key);
+      if (!INVITATION_PATTERN.test(link.invitation)) {
+        return { outcome: "refused", status: null, code: "invitation_invalid",
+          message: "This invitation link is damaged (its code is not 64 hexadecimal characters)." };
+      }
+      const blinded = api.blind(deps.tokens.exports, deps.getRandomValues, api.randomInput(deps.getRandomValues));
+      stored = { invitation: link.invitation, key: pinned.fingerprint, state: api.base64url(blinded.state),
+        blinded: api.base64url(blinded.blinded) };
+      blinded.state.fill(0);
+      writeTokenState(deps.storage, slug, stored);
+    } else {
+      pinned = pinnedKey(deps, definition, stored.key);
+    }
+    const { response } = await fetchPatiently(deps, "/api/surveys/" + encodeURIComponent(slug) + "/redemptions", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ invitation: stored.invitation, blinded: stored.blinded }),
+      cache: "no-store",
+      credentials: "omit",
+    });
+    if (!response || isTransient(response.status)) return { outcome: "gave-up", status: response ? response.status : null };
+    if (response.status !== 200) {
+      const error = await errorOf(response);
+      forgetToken(deps.storage, slug);
+      return { outcome: "refused", status: response.status, code: error.code, message: error.message };
+    }
+    const answer = await response.json();
+    const state = api.fromBase64url(stored.state);
+    let output;
+    try {
+      output = api.finalize(deps.tokens.exports, state, api.fromBase64url(answer.evaluation),
+        api.fromBase64url(answer.proof), pinned.bytes);
+    } catch (error) {
+      forgetToken(deps.storage, slug);
+      return { outcome: "refused", status: 200, code: "proof_rejected",
+        message: "The server's answer was not made with the survey's key, so this page will not " +
+          "use it. Nothing was sent; please tell the survey's organisers." };
+    }
+    const token = { input: api.base64url(api.inputOf(state)), output: api.base64url(output) };
+    state.fill(0);
+    writeTokenState(deps.storage, slug, { key: pinned.fingerprint, token: token });
+    return { outcome: "ready", token: token, fingerprint: pinned.fingerprint };
   }
 
   global.DeniableCore = Object.freeze({
@@ -454,5 +651,13 @@
     retryAfterMs: retryAfterMs,
     send: send,
     fetchDefinition: fetchDefinition,
+    tokenStorageKey: tokenStorageKey,
+    invitationOfFragment: invitationOfFragment,
+    readTokenState: readTokenState,
+    writeTokenState: writeTokenState,
+    forgetToken: forgetToken,
+    sha256Hex: sha256Hex,
+    pinnedKey: pinnedKey,
+    redeem: redeem,
   });
 })(globalThis);

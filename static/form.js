@@ -24,10 +24,6 @@
   // The owner's preview shares the survey's storage key: it must neither send nor show it.
   if (page.dataset.preview === "true") return;
   const slug = page.dataset.slug;
-  // A personal invitation link carries its single-use code in the fragment, which is never
-  // part of a request line; it is read once and taken out of the address bar.
-  const invitation = new URLSearchParams(location.hash.slice(1)).get("invitation");
-  if (invitation) history.replaceState(null, "", location.pathname + location.search);
 
   const submitButton = document.getElementById("submit-button");
   const accepting = submitButton.dataset.accepting === "true";
@@ -323,6 +319,7 @@
       case "survey_not_open": return message("js-refused-closed");
       case "response_withdrawn": return message("js-refused-withdrawn");
       case "invitation_invalid":
+      case "token_invalid": case "token_spent":
       case "invitation_required": return message("js-refused-invitation");
       default: return message("js-refused", { status: outcome.status });
     }
@@ -360,9 +357,7 @@
         throw new Error(message("js-cannot-load"));
       }
       if (definition.status !== "open") throw new Error(message("js-not-open"));
-      if (definition.requires_invitation && !invitation) {
-        throw new Error(message("js-needs-invitation"));
-      }
+      const token = definition.requires_invitation ? await globalThis.DeniableFormTokens.token() : null;
       const answers = [];
       const missing = [];
       const missingIds = [];
@@ -397,7 +392,7 @@
         say(message("js-other-tab"));
         return;
       }
-      prepared = core.prepare(deps, slug, definition.nonce, answers, invitation);
+      prepared = core.prepare(deps, slug, definition.nonce, answers, token);
       answers.forEach(function (answer) { answer.truth = null; });
     } catch (error) {
       say(error.message || String(error), true);

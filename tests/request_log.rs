@@ -117,4 +117,49 @@ async fn the_request_log_of_a_respondents_visit_has_no_address_user_agent_or_rec
         !captured.contains(&response_id),
         "the log joins no response id to a request"
     );
+
+    // An invitation survey's two steps: neither the invitation, nor the blinded value, nor
+    // the token is logged (docs/design.md, invariant 10).
+    let (owner, invited, ids) = app.open_invitation_survey(&[1.0]).await;
+    let codes = app.invitations(&owner, &invited, 1).await.codes;
+    let public_key = app.public_key(&invited).await;
+    log.take();
+    let device = common::TokenDevice::new();
+    let redeemed: Value = client
+        .post(app.url(&format!("/api/surveys/{invited}/redemptions")))
+        .json(&json!({"invitation": codes[0], "blinded": device.blinded}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let bought = device.finalize(&redeemed, &public_key);
+    let spent = client
+        .post(app.url(&format!("/api/surveys/{invited}/responses")))
+        .json(&json!({"answers": {ids[0].to_string(): 1}, "token": bought}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(spent.status(), 201);
+    let captured = log.take();
+    assert!(
+        captured.contains("/api/surveys/{slug}/redemptions"),
+        "routes are logged as patterns:\n{captured}"
+    );
+    for secret in [
+        "127.0.0.1",
+        USER_AGENT,
+        codes[0].as_str(),
+        device.blinded.as_str(),
+        redeemed["evaluation"].as_str().unwrap(),
+        redeemed["proof"].as_str().unwrap(),
+        bought["input"].as_str().unwrap(),
+        bought["output"].as_str().unwrap(),
+    ] {
+        assert!(
+            !captured.contains(secret),
+            "the log contains {secret:?}:\n{captured}"
+        );
+    }
 }

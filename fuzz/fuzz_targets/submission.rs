@@ -52,7 +52,7 @@ fuzz_target!(|data: &[u8]| {
                 ids.contains(&1) && ids.contains(&2),
                 "required questions answered"
             );
-            assert_eq!(submission.invitation().is_some(), requires_invitation);
+            assert_eq!(submission.token().is_some(), requires_invitation);
         }
     }
 });

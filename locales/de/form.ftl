@@ -82,6 +82,37 @@ js-other-tab = Dieses Gerät hat diese Umfrage soeben in einem anderen Tab beant
 js-sending = Wird gesendet …
 js-sending-stored = Ihre gespeicherten Meldungen werden gesendet …
 
+## Meldungen des Einladungsskripts (form-tokens.js)
+
+js-token-exchanging = Ihre Einladung wird auf diesem Gerät gegen ein anonymes Token getauscht …
+js-token-waiting = Ihre Einladung wird getauscht: Der Server hat noch nicht geantwortet; neuer Versuch …
+js-token-ready =
+    Ihre Einladung wurde auf diesem Gerät gegen ein anonymes Token getauscht: Die Organisatoren
+    erfahren, dass Sie teilgenommen haben, nie aber, welche Antworten Ihre sind.
+    Fingerabdruck des Umfrageschlüssels: { $fingerprint } (derselbe wie in Ihrem Einladungslink).
+js-token-used =
+    Diese Einladung wurde bereits verwendet (auf einem anderen Gerät oder Browser, oder nachdem
+    dieser Browser sie vergessen hat). Bitten Sie die Organisatoren um eine neue Einladung. Es
+    wurde nichts gesendet.
+js-token-invalid = Dieser Einladungslink gilt nicht für diese Umfrage. Es wurde nichts gesendet.
+js-token-closed = Diese Umfrage ist geschlossen: Die Einladung kann nicht mehr verwendet werden. Es wurde nichts gesendet.
+js-token-failed = Die Einladung konnte nicht getauscht werden (Fehler { $status }). Es wurde nichts gesendet.
+js-token-unsupported = Dieser Browser kann das Token-Modul der Umfrage nicht ausführen. Es wurde nichts gesendet.
+js-key-mismatch =
+    Der Umfrageschlüssel dieses Servers (Fingerabdruck { $server }…) ist nicht der, für den Ihr
+    Einladungslink erstellt wurde ({ $link }…). Ein Server könnte Sie an einem eigenen Schlüssel
+    wiedererkennen; daher verwendet diese Seite ihn nicht. Es wurde nichts gesendet; bitte
+    benachrichtigen Sie die Organisatoren.
+js-key-missing =
+    Dieser Einladungslink nennt den Umfrageschlüssel nicht, für den er erstellt wurde; daher
+    kann diese Seite nicht prüfen, ob alle denselben Schlüssel erhalten. Es wurde nichts
+    gesendet; bitte bitten Sie um einen neuen Link.
+js-key-not-published = Diese Umfrage veröffentlicht keinen Schlüssel für Einladungen; dieser Link kann hier nicht verwendet werden. Es wurde nichts gesendet.
+js-key-other-token = Dieses Gerät hat bereits ein Token für diese Umfrage, erworben mit einem Link für einen anderen Umfrageschlüssel. Es wurde nichts gesendet.
+js-proof-rejected =
+    Die Antwort des Servers wurde nicht mit dem Schlüssel der Umfrage erstellt; daher verwendet
+    diese Seite sie nicht. Es wurde nichts gesendet; bitte benachrichtigen Sie die Organisatoren.
+
 ## Grouping questions (issue 18): not randomized, rendered like a choice.
 grouping-plain = Diese Antwort wird so gesendet, wie Sie sie geben – sie wird nicht zufällig verändert.
 grouping-observer =

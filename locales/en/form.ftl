@@ -135,6 +135,37 @@ js-other-tab = This device has just answered this survey in another tab; nothing
 js-sending = Sending…
 js-sending-stored = Sending your stored reports…
 
+## Messages of the invitation script (form-tokens.js)
+
+js-token-exchanging = Exchanging your invitation for an anonymous token on this device…
+js-token-waiting = Exchanging your invitation: the server has not answered yet; trying again…
+# $fingerprint: the survey key's fingerprint, 64 hexadecimal characters in groups.
+js-token-ready =
+    Your invitation was exchanged for an anonymous token on this device: the organisers learn
+    that you took part, never which answers are yours. Survey key fingerprint: { $fingerprint }
+    (the one in your invitation link).
+js-token-used =
+    This invitation has already been used (from another device or browser, or after this
+    browser forgot it). Ask the survey's organisers for a new invitation. Nothing was sent.
+js-token-invalid = This invitation link is not valid for this survey. Nothing was sent.
+js-token-closed = This survey is closed: the invitation can no longer be used. Nothing was sent.
+js-token-failed = The invitation could not be exchanged (error { $status }). Nothing was sent.
+js-token-unsupported = This browser cannot run the survey's token module. Nothing was sent.
+# $server, $link: the first 16 characters of two key fingerprints.
+js-key-mismatch =
+    The survey key this server presents (fingerprint { $server }…) is not the one your
+    invitation link was made for ({ $link }…). A server could use a key of your own to
+    recognise your answers, so this page will not use it. Nothing was sent; please tell the
+    survey's organisers.
+js-key-missing =
+    This invitation link does not say which survey key it was made for, so this page cannot
+    check that everyone is given the same key. Nothing was sent; please ask for a new link.
+js-key-not-published = This survey publishes no key for invitations, so this link cannot be used here. Nothing was sent.
+js-key-other-token = This device already holds a token for this survey, bought with a link for another survey key. Nothing was sent.
+js-proof-rejected =
+    The server's answer was not made with the survey's key, so this page will not use it.
+    Nothing was sent; please tell the survey's organisers.
+
 ## Grouping questions (issue 18): not randomized, rendered like a choice.
 grouping-plain = This answer is sent as you give it — it is not randomized.
 grouping-observer =

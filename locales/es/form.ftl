@@ -82,6 +82,34 @@ js-other-tab = Este dispositivo acaba de responder esta encuesta en otra pestañ
 js-sending = Enviando…
 js-sending-stored = Enviando sus declaraciones guardadas…
 
+## Mensajes del script de invitaciones (form-tokens.js)
+
+js-token-exchanging = Canjeando su invitación por un token anónimo en este dispositivo…
+js-token-waiting = Canjeando su invitación: el servidor aún no ha respondido; reintentando…
+js-token-ready =
+    Su invitación se canjeó por un token anónimo en este dispositivo: los organizadores saben que
+    usted participó, nunca qué respuestas son suyas. Huella de la clave de la encuesta:
+    { $fingerprint } (la de su enlace de invitación).
+js-token-used =
+    Esta invitación ya se ha usado (desde otro dispositivo o navegador, o después de que este
+    navegador la olvidara). Pida una nueva invitación a los organizadores. No se envió nada.
+js-token-invalid = Este enlace de invitación no es válido para esta encuesta. No se envió nada.
+js-token-closed = Esta encuesta está cerrada: la invitación ya no puede usarse. No se envió nada.
+js-token-failed = No se pudo canjear la invitación (error { $status }). No se envió nada.
+js-token-unsupported = Este navegador no puede ejecutar el módulo de tokens de la encuesta. No se envió nada.
+js-key-mismatch =
+    La clave de encuesta que presenta este servidor (huella { $server }…) no es aquella para la que
+    se creó su enlace de invitación ({ $link }…). Un servidor podría reconocerle con una clave
+    propia, así que esta página no la usará. No se envió nada; avise a los organizadores.
+js-key-missing =
+    Este enlace de invitación no indica para qué clave de encuesta se creó, así que esta página no
+    puede comprobar que todos reciben la misma clave. No se envió nada; pida un enlace nuevo.
+js-key-not-published = Esta encuesta no publica ninguna clave para invitaciones, así que este enlace no puede usarse aquí. No se envió nada.
+js-key-other-token = Este dispositivo ya tiene un token para esta encuesta, obtenido con un enlace para otra clave de encuesta. No se envió nada.
+js-proof-rejected =
+    La respuesta del servidor no se generó con la clave de la encuesta, así que esta página no la
+    usará. No se envió nada; avise a los organizadores.
+
 ## Grouping questions (issue 18): not randomized, rendered like a choice.
 grouping-plain = Esta respuesta se envía tal como la da: no se aleatoriza.
 grouping-observer =

@@ -82,6 +82,37 @@ js-other-tab = Cet appareil vient de répondre à cette enquête dans un autre o
 js-sending = Envoi en cours…
 js-sending-stored = Envoi de vos déclarations enregistrées…
 
+## Messages du script des invitations (form-tokens.js)
+
+js-token-exchanging = Échange de votre invitation contre un jeton anonyme sur cet appareil…
+js-token-waiting = Échange de votre invitation : le serveur n'a pas encore répondu ; nouvel essai…
+js-token-ready =
+    Votre invitation a été échangée contre un jeton anonyme sur cet appareil : les organisateurs
+    apprennent que vous avez participé, jamais quelles réponses sont les vôtres. Empreinte de la
+    clé de l'enquête : { $fingerprint } (celle de votre lien d'invitation).
+js-token-used =
+    Cette invitation a déjà été utilisée (depuis un autre appareil ou navigateur, ou après que ce
+    navigateur l'a oubliée). Demandez une nouvelle invitation aux organisateurs. Rien n'a été
+    envoyé.
+js-token-invalid = Ce lien d'invitation n'est pas valable pour cette enquête. Rien n'a été envoyé.
+js-token-closed = Cette enquête est close : l'invitation ne peut plus être utilisée. Rien n'a été envoyé.
+js-token-failed = L'invitation n'a pas pu être échangée (erreur { $status }). Rien n'a été envoyé.
+js-token-unsupported = Ce navigateur ne peut pas exécuter le module de jetons de l'enquête. Rien n'a été envoyé.
+js-key-mismatch =
+    La clé d'enquête que présente ce serveur (empreinte { $server }…) n'est pas celle pour laquelle
+    votre lien d'invitation a été créé ({ $link }…). Un serveur pourrait vous reconnaître grâce à
+    une clé propre ; cette page ne l'utilisera donc pas. Rien n'a été envoyé ; prévenez les
+    organisateurs.
+js-key-missing =
+    Ce lien d'invitation n'indique pas pour quelle clé d'enquête il a été créé : cette page ne
+    peut donc pas vérifier que tous reçoivent la même clé. Rien n'a été envoyé ; demandez un
+    nouveau lien.
+js-key-not-published = Cette enquête ne publie aucune clé pour les invitations : ce lien ne peut pas servir ici. Rien n'a été envoyé.
+js-key-other-token = Cet appareil détient déjà un jeton pour cette enquête, obtenu avec un lien pour une autre clé d'enquête. Rien n'a été envoyé.
+js-proof-rejected =
+    La réponse du serveur n'a pas été produite avec la clé de l'enquête ; cette page ne l'utilisera
+    donc pas. Rien n'a été envoyé ; prévenez les organisateurs.
+
 ## Grouping questions (issue 18): not randomized, rendered like a choice.
 grouping-plain = Cette réponse est envoyée telle que vous la donnez — elle n’est pas randomisée.
 grouping-observer =

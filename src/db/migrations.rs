@@ -9,7 +9,7 @@ use rusqlite::{params, Connection};
 use super::queries::stored_level;
 use super::responses::encode_reports;
 use crate::crypto::{random_bytes, sha256};
-use crate::domain::{QuestionId, StoredReport, WithdrawalKey};
+use crate::domain::{QuestionId, StoredReport, SurveyId, WithdrawalKey};
 use crate::error::AppError;
 
 /// Data the SQL alone cannot convert, run right after it in the same transaction.
@@ -21,7 +21,7 @@ struct Migration {
     then: Option<DataStep>,
 }
 
-const MIGRATIONS: [Migration; 5] = [
+const MIGRATIONS: [Migration; 6] = [
     Migration {
         version: 1,
         sql: include_str!("../../migrations/sqlite/0001_initial.sql"),
@@ -41,6 +41,11 @@ const MIGRATIONS: [Migration; 5] = [
         version: 4,
         sql: include_str!("../../migrations/sqlite/0004_survey_intro.sql"),
         then: None,
+    },
+    Migration {
+        version: 5,
+        sql: include_str!("../../migrations/sqlite/0005_blind_tokens.sql"),
+        then: Some(draw_invitation_keys),
     },
     Migration {
         version: 6,
@@ -93,6 +98,21 @@ pub fn withdrawal_key(connection: &Connection) -> Result<WithdrawalKey, AppError
         |row| row.get(0),
     )?;
     WithdrawalKey::from_stored(&bytes)
+}
+
+/// 0005: a key pair for every survey that requires invitations and can still collect (a
+/// closed one never evaluates anything again). Its unused invitations stay usable, through
+/// links that carry the new key's fingerprint: the old links, without one, are refused by
+/// the form, so their owner sends new ones.
+fn draw_invitation_keys(connection: &Connection) -> Result<(), AppError> {
+    let surveys = connection
+        .prepare("SELECT id FROM surveys WHERE requires_invitation = 1 AND status <> 'closed'")?
+        .query_map([], |row| row.get::<_, i64>(0))?
+        .collect::<Result<Vec<_>, _>>()?;
+    for survey_id in surveys {
+        super::redemptions::ensure_key(connection, SurveyId::from_stored(survey_id))?;
+    }
+    Ok(())
 }
 
 /// 0002: draws the withdrawal key, and moves every response of the first release's

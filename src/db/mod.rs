@@ -8,6 +8,7 @@ mod closing;
 pub mod compaction;
 mod migrations;
 pub mod queries;
+pub mod redemptions;
 pub mod responses;
 mod writer;
 
@@ -213,7 +214,7 @@ fn configure(connection: &Connection) -> Result<(), AppError> {
     }
     connection.pragma_update(None, "synchronous", "FULL")?;
     connection.pragma_update(None, "foreign_keys", true)?;
-    // Deleted content (used invitations, withdrawn responses) is overwritten, not left
+    // Deleted content (used invitations, withdrawn responses, erased keys) is overwritten, not left
     // readable in free pages of the file.
     connection.pragma_update(None, "secure_delete", true)?;
     Ok(())

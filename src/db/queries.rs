@@ -195,6 +195,9 @@ pub fn insert_survey(
             }
         })?;
     let survey_id = connection.last_insert_rowid();
+    if definition.requires_invitation() {
+        super::redemptions::ensure_key(connection, SurveyId::from_stored(survey_id))?;
+    }
     let mut insert_question = connection.prepare(
         "INSERT INTO questions (survey_id, position, text, epsilon, design)
          VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -446,6 +449,10 @@ pub fn change_status(
         params![to.as_str(), slug.as_str(), from.as_str(), owner.get()],
     )?;
     if changed == 1 {
+        // A closed survey redeems and spends nothing more: its private key goes.
+        if to == SurveyStatus::Closed {
+            super::redemptions::erase_private_key(connection, slug)?;
+        }
         return Ok(());
     }
     match find_owned_survey(connection, slug, owner)? {
@@ -939,7 +946,9 @@ pub struct SurveySummary {
     pub slug: Slug,
     pub title: String,
     pub status: SurveyStatus,
-    pub responses: u64,
+    /// `None` for an open survey that requires invitations: its owner sees its responses
+    /// only in releases (`crate::live`), on its results page.
+    pub responses: Option<u64>,
 }
 
 pub fn list_owned_surveys(
@@ -948,7 +957,9 @@ pub fn list_owned_surveys(
 ) -> Result<Vec<SurveySummary>, AppError> {
     let mut statement = connection.prepare(
         "SELECT slug, title, status,
+                CASE WHEN requires_invitation = 1 AND status = 'open' THEN NULL ELSE
                 (SELECT count(*) FROM stored_responses WHERE stored_responses.survey_id = surveys.id)
+                END
          FROM surveys WHERE owner_id = ?1 ORDER BY id DESC",
     )?;
     let surveys = statement
@@ -957,7 +968,7 @@ pub fn list_owned_surveys(
                 row.get::<_, String>(0)?,
                 row.get::<_, String>(1)?,
                 row.get::<_, String>(2)?,
-                row.get::<_, i64>(3)?,
+                row.get::<_, Option<i64>>(3)?,
             ))
         })?
         .map(|row| {
@@ -967,7 +978,7 @@ pub fn list_owned_surveys(
                     .map_err(|_| AppError::internal(format_args!("stored slug {slug:?}")))?,
                 title,
                 status: SurveyStatus::from_stored(&status)?,
-                responses: count_from_sql(responses)?,
+                responses: responses.map(count_from_sql).transpose()?,
             })
         })
         .collect::<Result<Vec<_>, AppError>>()?;
@@ -1021,6 +1032,11 @@ pub fn update_survey_details(
             requires_invitation
         ],
     )?;
+    // Enabling invitations draws the survey's key pair (kept if they are disabled again,
+    // so that links already made stay right should they be enabled once more).
+    if requires_invitation {
+        super::redemptions::ensure_key(connection, survey_id)?;
+    }
     Ok(())
 }
 

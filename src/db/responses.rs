@@ -1,12 +1,15 @@
 //! Stored responses: one row per response, keyed by its record id, and the tags that
 //! withdrawals leave (migrations/sqlite/0002_privacy_at_rest.sql).
 
+use std::collections::HashSet;
+
 use randomized_response::PrivacyLevel;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::queries::stored_level;
+use super::redemptions;
 use crate::domain::{
-    invitation_unusable, ClosingTime, QuestionId, RecordId, ResearcherId, Slug, StoppingRule,
+    ClosingTime, QuestionId, RecordId, ResearcherId, Slug, SpentToken, StoppingRule,
     StoredGrouping, StoredReport, Submission, SurveyId, SurveyStatus, WithdrawalTag,
 };
 use crate::error::AppError;
@@ -132,16 +135,31 @@ pub enum Stored {
     AlreadyStored,
 }
 
+/// What the submission path found out about a response's token before the write.
+#[derive(Debug, Clone, Copy)]
+pub enum TokenCheck {
+    /// The survey does not require invitations.
+    NotRequired,
+    /// The survey's key issued the token: it is spent with the response.
+    Issued(SpentToken),
+    /// The survey requires invitations but has no private key (it has closed): only a
+    /// retry of a stored response can succeed.
+    NoKey,
+}
+
 /// Stores a response and counts its reports, looking its id up first: the same
 /// reports again are a retry (even once the survey has closed), other reports under the
 /// same id a conflict, and a withdrawn id stays withdrawn. Only a new response needs the
-/// survey to be open.
+/// survey to be open, and, when it requires invitations, a token never spent before (the
+/// token's hash goes into `spent_tokens` in this transaction, the response into
+/// `stored_responses`: no row names the other).
 pub fn store_response(
     connection: &Connection,
     survey_id: SurveyId,
     record_id: &RecordId,
     withdrawal_tag: &WithdrawalTag,
     submission: &Submission,
+    token: TokenCheck,
 ) -> Result<Stored, AppError> {
     // Statements the writer runs for every submission come from the statement cache.
     let stored: Option<Vec<u8>> = connection
@@ -202,14 +220,15 @@ pub fn store_response(
             ),
         ));
     }
-    if let Some(invitation) = submission.invitation() {
-        // Consumed in the same transaction as the response: of concurrent submissions with
-        // one code, the single writer lets exactly one delete it. Nothing records which.
-        let consumed = connection
-            .prepare_cached("DELETE FROM invitations WHERE code_hash = ?1 AND survey_id = ?2")?
-            .execute(params![invitation.as_bytes(), survey_id.get()])?;
-        if consumed != 1 {
-            return Err(invitation_unusable());
+    match token {
+        TokenCheck::NotRequired => {}
+        // Spent in the same transaction as the response: of concurrent submissions with
+        // one token, the single writer lets exactly one insert it.
+        TokenCheck::Issued(spent) => redemptions::spend(connection, survey_id, &spent)?,
+        TokenCheck::NoKey => {
+            return Err(AppError::internal(
+                "an open survey that requires invitations has no private key",
+            ))
         }
     }
     connection
@@ -355,7 +374,8 @@ pub fn withdraw_response(
 }
 
 /// Deletes an owned survey (any status) with everything of it: questions, responses,
-/// report counts, invitations, withdrawal tags (by cascade); returns its id. 404 when not owned.
+/// report counts, invitations, its key pair, redemptions, spent tokens, withdrawal tags (by
+/// cascade); returns its id. 404 when not owned.
 /// (The caller compacts the database before answering.)
 pub fn delete_survey(
     connection: &Connection,
@@ -429,6 +449,15 @@ pub fn export_page(
     Ok(page)
 }
 
+/// Whether a stored record is among `only` (every record without a filter): a survey that
+/// requires invitations shows its owner its released responses only.
+fn released(only: Option<&HashSet<RecordId>>, record_id: &[u8]) -> Result<bool, AppError> {
+    match only {
+        None => Ok(true),
+        Some(only) => Ok(only.contains(&RecordId::from_stored(record_id)?)),
+    }
+}
+
 /// The table of report pairs of two questions over a survey's responses, row-major
 /// (`r1 · k2 + r2`), for a cross-tabulation: one read of every response (these pairs are
 /// not tallied as the reports are).
@@ -437,13 +466,17 @@ pub fn report_pairs(
     survey_id: SurveyId,
     (first, second): (QuestionId, QuestionId),
     (rows, columns): (usize, usize),
+    only: Option<&HashSet<RecordId>>,
 ) -> Result<Vec<u64>, AppError> {
-    let mut statement =
-        connection.prepare_cached("SELECT reports FROM stored_responses WHERE survey_id = ?1")?;
+    let mut statement = connection
+        .prepare_cached("SELECT record_id, reports FROM stored_responses WHERE survey_id = ?1")?;
     let mut responses = statement.query([survey_id.get()])?;
     let mut table = vec![0_u64; rows * columns];
     while let Some(row) = responses.next()? {
-        let (reports, _) = decode_response(&row.get::<_, Vec<u8>>(0)?)?;
+        if !released(only, &row.get::<_, Vec<u8>>(0)?)? {
+            continue;
+        }
+        let (reports, _) = decode_response(&row.get::<_, Vec<u8>>(1)?)?;
         let find = |id: QuestionId| {
             reports
                 .iter()
@@ -467,13 +500,17 @@ pub fn grouping_combinations(
     connection: &Connection,
     survey_id: SurveyId,
     groupings: &[QuestionId],
+    only: Option<&HashSet<RecordId>>,
 ) -> Result<std::collections::HashMap<Vec<u8>, u64>, AppError> {
-    let mut statement =
-        connection.prepare_cached("SELECT reports FROM stored_responses WHERE survey_id = ?1")?;
+    let mut statement = connection
+        .prepare_cached("SELECT record_id, reports FROM stored_responses WHERE survey_id = ?1")?;
     let mut rows = statement.query([survey_id.get()])?;
     let mut counts = std::collections::HashMap::new();
     while let Some(row) = rows.next()? {
-        let (_, answers) = decode_response(&row.get::<_, Vec<u8>>(0)?)?;
+        if !released(only, &row.get::<_, Vec<u8>>(0)?)? {
+            continue;
+        }
+        let (_, answers) = decode_response(&row.get::<_, Vec<u8>>(1)?)?;
         let combination: Vec<u8> = groupings
             .iter()
             .map(|id| {

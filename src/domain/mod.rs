@@ -16,6 +16,7 @@ mod question;
 mod response;
 mod stopping;
 mod submission;
+mod token;
 pub use intro::{
     Contact, Language, SurveyIntro, MAX_CONSENT_CHARS, MAX_CONTACT_CHARS, MAX_RESEARCHER_CHARS,
 };
@@ -28,6 +29,10 @@ use response::is_64_lowercase_hex;
 pub use response::{Receipt, RecordId, ResponseId, WithdrawalKey, WithdrawalTag};
 pub use stopping::{ClosingTime, StoppingRule, MAX_TARGET_RESPONSES};
 pub use submission::{StoredGrouping, StoredReport, Submission, SubmissionInput};
+pub use token::{
+    token_invalid, Blinded, Evaluation, EvaluationBody, InvitationKey, InvitationKeyBody,
+    Redemption, RedemptionInput, SpentToken, SurveyKey, Token, TokenInput, TOKEN_INPUT_BYTES,
+};
 
 pub const MAX_QUESTIONS: usize = 100;
 pub const MAX_TITLE_CHARS: usize = 200;
@@ -292,8 +297,9 @@ impl TokenHash {
 }
 
 /// A single-use invitation: 32 random bytes in lowercase hex. Handed to the owner once (for
-/// a mail merge); only its hash is stored, and using it deletes that hash. Hex, unlike
-/// base64url, never starts with `-`, so the CSV cell needs no formula escape.
+/// a mail merge); only its hash is stored, and redeeming it moves that hash from the unused
+/// invitations to the redemptions. Hex, unlike base64url, never starts with `-`, so the
+/// CSV cell needs no formula escape.
 pub struct InvitationCode(String);
 
 impl InvitationCode {
@@ -328,11 +334,21 @@ impl InvitationHash {
     }
 }
 
-/// One message for unknown, malformed and used invitations: which it was is nobody's business.
+/// One message for unknown and malformed invitations (a used one is a 409
+/// `invitation_used`, for its holder's device to tell apart from a typo).
 pub fn invitation_unusable() -> AppError {
     AppError::forbidden(
         "invitation_invalid",
-        "this invitation is unknown or has already been used",
+        "this invitation is not one of this survey's",
+    )
+}
+
+/// 409 for an invitation already redeemed with another blinded element.
+pub fn invitation_used() -> AppError {
+    AppError::conflict(
+        "invitation_used",
+        "this invitation has already been redeemed (from another device or browser, or \
+         after this one forgot it); ask the survey's owner for a new one",
     )
 }
 

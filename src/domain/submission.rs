@@ -8,8 +8,7 @@ use randomized_response::PrivacyLevel;
 use serde::Deserialize;
 
 use super::{
-    InvitationCode, InvitationHash, QuestionDesign, QuestionId, QuestionType, ResponseId, Survey,
-    Whole,
+    QuestionDesign, QuestionId, QuestionType, ResponseId, Survey, Token, TokenInput, Whole,
 };
 use crate::error::AppError;
 
@@ -20,10 +19,9 @@ use crate::error::AppError;
 #[schema(as = Submission)]
 pub struct SubmissionInput {
     answers: Answers,
-    /// The single-use code from the invitation link (64 lowercase hex characters), when
-    /// the survey requires one; ignored otherwise.
-    #[schema(pattern = "^[0-9a-f]{64}$")]
-    invitation: Option<String>,
+    /// The blind token an invitation bought (`POST …/redemptions`), when the survey
+    /// requires invitations; ignored otherwise. The invitation itself never comes here.
+    token: Option<TokenInput>,
     /// Hex SHA-256 of the receipt the device drew (64 lowercase hex characters):
     /// submissions are idempotent by it. Without it the server draws the receipt.
     #[schema(pattern = "^[0-9a-f]{64}$")]
@@ -105,8 +103,8 @@ pub struct Submission {
     reports: Vec<StoredReport>,
     /// Grouping answers (not randomized), in position order.
     groupings: Vec<StoredGrouping>,
-    /// Consumed with the response; never stored next to it.
-    invitation: Option<InvitationHash>,
+    /// Spent with the response; only its input's hash is stored, in a table of its own.
+    token: Option<Token>,
     /// `None`: the device sent none, and the server draws the receipt.
     response_id: Option<ResponseId>,
 }
@@ -129,14 +127,17 @@ pub struct StoredGrouping {
 
 impl Submission {
     pub fn parse(input: SubmissionInput, survey: &Survey) -> Result<Self, AppError> {
-        // An invitation sent to a survey that needs none is ignored, not stored.
-        let invitation = match (survey.requires_invitation, input.invitation) {
+        // A token sent to a survey that needs none is ignored, not stored (but a malformed
+        // one is a 400 whatever the survey: the body does not match its schema).
+        let token = input.token.as_ref().map(Token::parse).transpose()?;
+        let token = match (survey.requires_invitation, token) {
             (false, _) => None,
-            (true, Some(code)) => Some(InvitationCode::parse(&code)?.hash()),
+            (true, Some(token)) => Some(token),
             (true, None) => {
                 return Err(AppError::forbidden(
                     "invitation_required",
-                    "this survey accepts responses only through a personal invitation link",
+                    "this survey accepts responses only with a token bought by a personal \
+                     invitation (POST …/redemptions, then the token here)",
                 ))
             }
         };
@@ -246,7 +247,7 @@ impl Submission {
         Ok(Self {
             reports,
             groupings,
-            invitation,
+            token,
             response_id,
         })
     }
@@ -264,8 +265,8 @@ impl Submission {
         self.response_id.as_ref()
     }
 
-    pub fn invitation(&self) -> Option<&InvitationHash> {
-        self.invitation.as_ref()
+    pub fn token(&self) -> Option<&Token> {
+        self.token.as_ref()
     }
 }
 

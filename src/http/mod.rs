@@ -6,6 +6,8 @@ mod body_deadline;
 pub mod openapi;
 pub mod public_url;
 mod rate_limit;
+mod redemptions;
+mod releases;
 mod researcher;
 mod respondent;
 mod static_files;
@@ -220,6 +222,10 @@ fn routes(config: &mut web::ServiceConfig, static_dir: Option<PathBuf>) {
         .service(limited(
             resource("/api/surveys/{slug}/responses").post(respondent::submit),
             SUBMISSION_LIMIT_BYTES,
+        ))
+        .service(limited(
+            resource("/api/surveys/{slug}/redemptions").post(redemptions::redeem),
+            SMALL_LIMIT_BYTES,
         ))
         .service(limited(
             resource("/api/surveys/{slug}/responses/lookup").post(respondent::lookup_response),

@@ -15,7 +15,7 @@ use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 use utoipa::openapi::{Content, Ref, Required, ResponseBuilder};
 use utoipa::{IntoParams, Modify, OpenApi};
 
-use super::{researcher, respondent, static_files};
+use super::{redemptions, researcher, respondent, static_files};
 
 /// The 401 of every owner route.
 pub(super) const UNAUTHORIZED: &str = "`unauthorized`: no `Authorization: Bearer <token>` \
@@ -58,6 +58,7 @@ builder's `/designs/figures`). Everything a script needs is here.";
         openapi_json,
         respondent::form,
         respondent::definition,
+        redemptions::redeem,
         respondent::submit,
         respondent::lookup_response,
         respondent::withdraw_response,
@@ -287,5 +288,23 @@ mod tests {
         );
         let invitations = &schema("InvitationsRequest")["properties"];
         assert_eq!(invitations["count"]["maximum"], MAX_INVITATIONS_PER_REQUEST);
+    }
+
+    /// Issue 20: an invitation buys a token in one request; the response carries the token.
+    #[test]
+    fn a_submission_carries_a_token_and_a_redemption_the_invitation() {
+        let submission = &schema("Submission")["properties"];
+        assert!(submission.get("token").is_some());
+        assert!(submission.get("invitation").is_none());
+        let token = &schema("Token")["properties"];
+        assert!(token.get("input").is_some() && token.get("output").is_some());
+        let redemption = &schema("RedemptionRequest")["properties"];
+        assert!(redemption.get("invitation").is_some() && redemption.get("blinded").is_some());
+        let evaluation = &schema("Evaluation")["properties"];
+        assert!(evaluation.get("evaluation").is_some() && evaluation.get("proof").is_some());
+        let definition = &schema("PublicDefinition")["properties"];
+        assert!(definition.get("invitation_key").is_some());
+        let document = serde_json::to_value(super::document()).unwrap();
+        assert!(document["paths"]["/api/surveys/{slug}/redemptions"]["post"].is_object());
     }
 }

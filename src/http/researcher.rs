@@ -13,11 +13,11 @@ use crate::codebook;
 use crate::db::queries::QuestionCounts;
 use crate::db::{queries, responses, Database};
 use crate::domain::{
-    InvitationCode, InvitationCount, InvitationsInput, ResearcherId, Slug, Survey,
-    SurveyDefinition, SurveyDefinitionInput, SurveyStatus,
+    InvitationCount, InvitationsInput, ResearcherId, Slug, Survey, SurveyDefinition,
+    SurveyDefinitionInput, SurveyStatus,
 };
 use crate::error::{AppError, ErrorBody};
-use crate::export::{stream_export, ExportFormat, GroupingRelease};
+use crate::export::{stream_export, stream_released_export, ExportFormat, GroupingRelease};
 use crate::live::LiveReleases;
 use crate::{invitations, joint, results};
 
@@ -193,8 +193,10 @@ async fn change_status(
 ) -> Result<HttpResponse, AppError> {
     let slug = Slug::parse(slug)?;
     let researcher = owner.researcher();
+    // Closing erases the survey's private key (invitations): gone from the WAL too before
+    // the answer, as any deletion.
     let survey = db
-        .write(move |connection| {
+        .write_then_truncate_wal(move |connection| {
             queries::change_status(connection, &slug, researcher, from, to)?;
             queries::find_survey(connection, &slug)?.ok_or(AppError::NotFound("survey"))
         })
@@ -322,7 +324,9 @@ pub struct ResultsQuery {
 
 /// GET /api/surveys/{slug}/results?confidence=0.95
 ///
-/// Per question: n, reports of yes, the debiased estimate and three intervals.
+/// Per question: n, reports of yes, the debiased estimate and three intervals. A survey that
+/// requires invitations shows them as of its last release: each release holds at least
+/// `min_cell` new redemptions and `min_cell` new responses, and closing releases the rest.
 #[utoipa::path(
     get,
     path = "/api/surveys/{slug}/results",
@@ -350,6 +354,7 @@ pub struct ResultsQuery {
 )]
 pub async fn results(
     db: web::Data<Database>,
+    releases: web::Data<LiveReleases>,
     breakdowns: web::Data<BreakdownReleases>,
     slug: web::Path<String>,
     owner: Owner,
@@ -368,7 +373,15 @@ pub async fn results(
         return Ok(HttpResponse::Ok().insert_header(PRIVATE).json(breakdown));
     }
     if let Some(pair) = &query.joint {
-        let joint = owned_joint(&db, &slug, owner.researcher(), pair, query.confidence).await?;
+        let joint = owned_joint(
+            &db,
+            &releases,
+            &slug,
+            owner.researcher(),
+            pair,
+            query.confidence,
+        )
+        .await?;
         return Ok(HttpResponse::Ok().insert_header(PRIVATE).json(joint));
     }
     let asked = results::Asked {
@@ -376,14 +389,48 @@ pub async fn results(
         null: results::Asked::parse_null(query.null)?,
         simultaneous: query.simultaneous.unwrap_or(false),
     };
-    let (survey, tallies) = owned_tallies(&db, &slug, owner.researcher()).await?;
-    let computed = results::compute_asked(&survey, &tallies, asked)?;
+    let (_, computed) = owned_results(&db, &releases, &slug, owner.researcher(), asked).await?;
     Ok(HttpResponse::Ok().insert_header(PRIVATE).json(computed))
 }
 
-/// An owned survey's cross-tabulation of two of its questions (`?joint=q1,q2`).
+/// An owned survey and its results, for the API (a survey that requires invitations: as of
+/// its last release).
+async fn owned_results(
+    db: &Database,
+    releases: &LiveReleases,
+    slug: &str,
+    researcher: ResearcherId,
+    asked: results::Asked,
+) -> Result<(Survey, results::SurveyResults), AppError> {
+    let (survey, tallies) = owned_tallies(db, slug, researcher).await?;
+    let tallies = super::releases::visible_counts(db, releases, &survey, tallies).await?;
+    let computed = results::compute_asked(&survey, &tallies, asked)?;
+    Ok((survey, computed))
+}
+
+/// The responses the owner of a survey that requires invitations has been released (none
+/// for other surveys: all of them).
+async fn released_records(
+    db: &Database,
+    releases: &LiveReleases,
+    survey: &Survey,
+) -> Result<Option<std::sync::Arc<std::collections::HashSet<crate::domain::RecordId>>>, AppError> {
+    if !survey.requires_invitation {
+        return Ok(None);
+    }
+    let survey_id = survey.id;
+    let tallies = db
+        .read(move |connection| queries::survey_report_counts(connection, survey_id))
+        .await?;
+    let (_, release) = super::releases::released(db, releases, survey, &tallies).await?;
+    Ok(Some(release.records))
+}
+
+/// An owned survey's cross-tabulation of two of its questions (`?joint=q1,q2`); of a survey
+/// that requires invitations, of its released responses only.
 async fn owned_joint(
     db: &Database,
+    releases: &LiveReleases,
     slug: &str,
     researcher: ResearcherId,
     pair: &str,
@@ -400,10 +447,13 @@ async fn owned_joint(
         .await?;
     refuse_while_blinded(&survey, "a cross-tabulation")?;
     let (one, two) = joint::questions(&survey, first, second)?;
+    let only = released_records(db, releases, &survey).await?;
     let (survey_id, ids) = (survey.id, (one.id, two.id));
     let sizes = (one.design.reports(), two.design.reports());
     let table = db
-        .read(move |connection| responses::report_pairs(connection, survey_id, ids, sizes))
+        .read(move |connection| {
+            responses::report_pairs(connection, survey_id, ids, sizes, only.as_deref())
+        })
         .await?;
     joint::compute(&survey, &one, &two, &table, confidence)
 }
@@ -470,7 +520,11 @@ pub(super) async fn owned_live_results(
 ) -> Result<(Survey, results::SurveyResults), AppError> {
     let asked = asked.parse()?;
     let (survey, tallies) = owned_tallies(db, slug, researcher).await?;
-    let visible = releases.visible(&survey, tallies);
+    let visible = if survey.requires_invitation {
+        super::releases::visible_counts(db, releases, &survey, tallies).await?
+    } else {
+        releases.visible(&survey, tallies)
+    };
     let computed = results::compute_asked(&survey, &visible, asked)?;
     Ok((survey, computed))
 }
@@ -511,12 +565,15 @@ pub(super) fn refuse_while_blinded(survey: &Survey, what: &str) -> Result<(), Ap
 
 async fn export(
     db: web::Data<Database>,
+    releases: web::Data<LiveReleases>,
     slug: &str,
     owner: &Owner,
     format: ExportFormat,
 ) -> Result<HttpResponse, AppError> {
     let survey = find_owned_survey(&db, Slug::parse(slug)?, owner).await?;
     refuse_while_blinded(&survey, "its export")?;
+    // A survey that requires invitations exports its last release only.
+    let only = released_records(&db, &releases, &survey).await?;
     let combinations = if survey.groupings.is_empty() || survey.status != SurveyStatus::Closed {
         Default::default()
     } else {
@@ -524,11 +581,28 @@ async fn export(
             survey.id,
             survey.groupings.iter().map(|g| g.id).collect::<Vec<_>>(),
         );
-        db.read(move |connection| responses::grouping_combinations(connection, survey_id, &ids))
-            .await?
+        let only = only.clone();
+        db.read(move |connection| {
+            responses::grouping_combinations(connection, survey_id, &ids, only.as_deref())
+        })
+        .await?
     };
     let release = GroupingRelease::of(&survey, &combinations);
-    let rows = stream_export(db.get_ref().clone(), &survey, format, release)?;
+    let rows: std::pin::Pin<Box<dyn futures_util::Stream<Item = _>>> = match only {
+        Some(records) => Box::pin(stream_released_export(
+            db.get_ref().clone(),
+            &survey,
+            format,
+            release,
+            records,
+        )?),
+        None => Box::pin(stream_export(
+            db.get_ref().clone(),
+            &survey,
+            format,
+            release,
+        )?),
+    };
     let disposition = format!(
         "attachment; filename=\"{}\"",
         format.file_name(survey.slug.as_str())
@@ -548,7 +622,8 @@ async fn export(
 /// unbiased values of the question's design, whose means over a question's rows are the
 /// results' estimates (`unbiased_value`: yes share, ordinal mean level on 1…k, number mean,
 /// empty for choice; `option_values`: choice and ordinal, one value per option joined by
-/// `;`). The codebook says what each means.
+/// `;`). The codebook says what each means. A survey that requires invitations exports the
+/// responses of its last release (see the results) that are still stored.
 #[utoipa::path(
     get,
     path = "/api/surveys/{slug}/export.csv",
@@ -571,8 +646,9 @@ pub async fn export_csv(
     db: web::Data<Database>,
     slug: web::Path<String>,
     owner: Owner,
+    releases: web::Data<LiveReleases>,
 ) -> Result<HttpResponse, AppError> {
-    export(db, &slug, &owner, ExportFormat::Csv).await
+    export(db, releases, &slug, &owner, ExportFormat::Csv).await
 }
 
 /// GET /api/surveys/{slug}/export.ndjson
@@ -601,8 +677,9 @@ pub async fn export_ndjson(
     db: web::Data<Database>,
     slug: web::Path<String>,
     owner: Owner,
+    releases: web::Data<LiveReleases>,
 ) -> Result<HttpResponse, AppError> {
-    export(db, &slug, &owner, ExportFormat::Ndjson).await
+    export(db, releases, &slug, &owner, ExportFormat::Ndjson).await
 }
 
 /// GET /api/surveys/{slug}/codebook.json
@@ -646,8 +723,10 @@ pub async fn codebook(
     security(("bearer" = [])),
     request_body = InvitationsInput,
     responses(
-        (status = 201, description = "The CSV `invitation,link` (`Cache-Control: no-store`; \
-            the codes exist nowhere else).", body = String,
+        (status = 201, description = "The CSV `invitation,link,key_fingerprint` \
+            (`Cache-Control: no-store`; the codes exist nowhere else). Each link is \
+            `/s/{slug}#invitation=<code>&key=<fingerprint>`: the fingerprint of the survey's \
+            key, the same in every row.", body = String,
             content_type = "text/csv; charset=utf-8",
             headers(("Content-Disposition" = String, description = "`attachment; \
                 filename=\"{slug}-invitations.csv\"`"))),
@@ -658,7 +737,8 @@ pub async fn codebook(
         (status = 403, description = CSRF_REFUSED, body = ErrorBody),
         (status = 404, description = "`not_found`: no such survey of yours.", body = ErrorBody),
         (status = 409, description = "`invitations_not_required`: the survey was created \
-            without `requires_invitation`.", body = ErrorBody),
+            without `requires_invitation`; `survey_closed`: its key is erased.",
+            body = ErrorBody),
     )
 )]
 pub async fn create_invitations(
@@ -688,7 +768,7 @@ pub(super) fn invitations_download(
     origin: &str,
     status: StatusCode,
     slug: &Slug,
-    codes: &[InvitationCode],
+    codes: &invitations::NewInvitations,
 ) -> HttpResponse {
     let disposition = format!("attachment; filename=\"{slug}-invitations.csv\"");
     HttpResponse::build(status)

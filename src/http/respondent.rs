@@ -9,11 +9,12 @@ use serde::{Deserialize, Serialize};
 
 use super::openapi::SlugPath;
 use super::rate_limit::SubmissionAllowed;
+use super::redemptions::{invitation_key, token_check};
 use crate::db::responses::{self, Stored};
 use crate::db::{queries, Database};
 use crate::domain::{
-    DesignFields, Language, Nonce, Receipt, RecordId, Slug, StoredReport, Submission,
-    SubmissionInput, Survey, SurveyStatus, GROUPING_TYPE,
+    DesignFields, InvitationKeyBody, Language, Nonce, Receipt, RecordId, Slug, StoredReport,
+    Submission, SubmissionInput, Survey, SurveyStatus, GROUPING_TYPE,
 };
 use crate::error::{AppError, ErrorBody};
 use crate::explain::report_label;
@@ -40,8 +41,14 @@ struct PublicDefinition {
     /// `open` or `closed` (drafts are 404).
     #[schema(examples("open"))]
     status: &'static str,
-    /// The form then sends the code from its invitation link's fragment.
+    /// The form then redeems the code from its invitation link's fragment for a blind token
+    /// (`POST …/redemptions`) and sends the token with the response.
     requires_invitation: bool,
+    /// Only when invitations are required: the survey's key. The same for everyone (this
+    /// definition is anonymous); every invitation link carries its fingerprint, and the
+    /// form redeems only when the two are equal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    invitation_key: Option<InvitationKeyBody>,
     /// Who runs the survey (empty when not given).
     researcher: String,
     /// An e-mail or web address to reach the researcher (empty when not given).
@@ -181,7 +188,9 @@ pub async fn definition(
 ) -> Result<HttpResponse, AppError> {
     let slug = Slug::parse(&slug)?;
     let survey = find_survey(&db, slug).await?;
+    let invitation_key = invitation_key(&db, &survey).await?;
     let body = PublicDefinition {
+        invitation_key,
         nonce: Nonce::generate()?.to_hex(),
         questions: public_questions(&survey),
         total_epsilon: survey.total_epsilon(),
@@ -236,13 +245,15 @@ struct StoredBody {
             `response_id` (a device's retry), even once the survey has closed.",
             body = StoredBody),
         (status = 400, description = "`invalid_json`, `unknown_question`, `invalid_report`, \
-            `duplicate_answer`, `missing_answer`, `empty_submission` or \
-            `invalid_response_id`.", body = ErrorBody),
-        (status = 403, description = "`invitation_required` or `invitation_invalid` (unknown \
-            or used).", body = ErrorBody),
+            `duplicate_answer`, `missing_answer`, `empty_submission`, \
+            `invalid_response_id` or `invalid_token`.", body = ErrorBody),
+        (status = 403, description = "`invitation_required` (the survey requires invitations \
+            and the body has no `token`) or `token_invalid` (the survey's key did not issue \
+            this token).", body = ErrorBody),
         (status = 404, description = "`not_found`: no such survey, or a draft.", body = ErrorBody),
-        (status = 409, description = "`survey_not_open` (closed), or `response_id_conflict`: \
-            other reports are stored under this `response_id`.", body = ErrorBody),
+        (status = 409, description = "`survey_not_open` (closed), `response_id_conflict`: \
+            other reports are stored under this `response_id`, or `token_spent`: the token \
+            bought another response.", body = ErrorBody),
         (status = 410, description = "`response_withdrawn`: this response was withdrawn and \
             cannot be sent again.", body = ErrorBody),
         (status = 429, description = "`too_many_requests`: too many submissions from this \
@@ -263,6 +274,7 @@ pub async fn submit(
         .filter(|survey| survey.status != SurveyStatus::Draft)
         .ok_or(AppError::NotFound("survey"))?;
     let submission = Submission::parse(body.into_inner(), &survey)?;
+    let token = token_check(&db, &survey, &submission).await?;
     let (response_id, receipt) = match submission.response_id() {
         Some(response_id) => (response_id.clone(), None),
         None => {
@@ -275,7 +287,7 @@ pub async fn submit(
     let survey_id = survey.id;
     let stored = db
         .write(move |connection| {
-            responses::store_response(connection, survey_id, &record_id, &tag, &submission)
+            responses::store_response(connection, survey_id, &record_id, &tag, &submission, token)
         })
         .await?;
     let body = StoredBody {

@@ -51,6 +51,8 @@ fn content_type(file: &str) -> &'static str {
         Some("css") => "text/css; charset=utf-8",
         Some("svg") => "image/svg+xml",
         Some("html") => "text/html; charset=utf-8",
+        // The third-party notices of the modules served here.
+        Some("txt") => "text/plain; charset=utf-8",
         _ => "application/octet-stream",
     }
 }

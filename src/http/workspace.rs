@@ -333,7 +333,7 @@ struct SurveyRow {
     slug: String,
     title: String,
     status: &'static str,
-    responses: u64,
+    responses: String,
     draft: bool,
 }
 
@@ -343,7 +343,9 @@ impl From<SurveySummary> for SurveyRow {
             slug: summary.slug.to_string(),
             title: summary.title,
             status: summary.status.as_str(),
-            responses: summary.responses,
+            responses: summary
+                .responses
+                .map_or_else(|| "in releases".to_owned(), |n| n.to_string()),
             draft: summary.status == SurveyStatus::Draft,
         }
     }

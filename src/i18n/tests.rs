@@ -4,7 +4,7 @@
 use super::*;
 
 /// Every file that asks for a message by name, with how it asks.
-const USERS: [(&str, &str); 8] = [
+const USERS: [(&str, &str); 9] = [
     (
         "templates/survey.html",
         include_str!("../../templates/survey.html"),
@@ -18,6 +18,10 @@ const USERS: [(&str, &str); 8] = [
         include_str!("../../templates/respondent_error.html"),
     ),
     ("static/form.js", include_str!("../../static/form.js")),
+    (
+        "static/form-tokens.js",
+        include_str!("../../static/form-tokens.js"),
+    ),
     ("static/receipt.js", include_str!("../../static/receipt.js")),
     (
         "src/http/survey_form.rs",

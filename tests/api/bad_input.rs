@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 /// Every route of the HTTP contract, as (method, pattern); `{slug}` and `{receipt}` are
 /// filled in by each class.
-const ROUTES: [(&str, &str); 17] = [
+const ROUTES: [(&str, &str); 18] = [
     ("GET", "/healthz"),
     ("GET", "/s/{slug}"),
     ("GET", "/api/surveys/{slug}"),
@@ -31,13 +31,15 @@ const ROUTES: [(&str, &str); 17] = [
     ("GET", "/api/surveys/{slug}/export.ndjson"),
     ("GET", "/api/surveys/{slug}/codebook.json"),
     ("POST", "/api/surveys/{slug}/invitations"),
+    ("POST", "/api/surveys/{slug}/redemptions"),
 ];
 
 /// Routes whose body is JSON.
-const JSON_ROUTES: [&str; 3] = [
+const JSON_ROUTES: [&str; 4] = [
     "/api/surveys",
     "/api/surveys/{slug}/responses",
     "/api/surveys/{slug}/invitations",
+    "/api/surveys/{slug}/redemptions",
 ];
 
 const SQL: [&str; 6] = [
@@ -329,8 +331,9 @@ fn probes(targets: &Targets) -> Vec<Probe> {
         json!({"answers": {id.to_string(): [1]}}),
         json!({"answers": {id.to_string(): {"report": 1}}}),
         json!({"answers": {id.to_string(): null}}),
-        json!({"answers": {}, "invitation": 5}),
-        json!({"answers": {}, "invitation": ["x"]}),
+        json!({"answers": {}, "token": 5}),
+        json!({"answers": {}, "token": ["x"]}),
+        json!({"answers": {}, "token": {"input": 5, "output": "x"}}),
         json!([1, 2]),
     ];
     for body in submissions {
@@ -483,7 +486,10 @@ fn probes(targets: &Targets) -> Vec<Probe> {
                 Method::POST,
                 format!("/api/surveys/{}/responses", t.open),
             )
-            .json(json!({"answers": {id.to_string(): 1}, "invitation": text}).to_string()),
+            .json(
+                json!({"answers": {id.to_string(): 1}, "token": {"input": text, "output": text}})
+                    .to_string(),
+            ),
         );
         probes.push(
             Probe::new("SQL-looking strings", Method::POST, "/api/surveys").json(
@@ -541,7 +547,10 @@ fn probes(targets: &Targets) -> Vec<Probe> {
                 Method::POST,
                 format!("/api/surveys/{}/responses", t.open),
             )
-            .json(json!({"answers": {script: 1}, "invitation": script}).to_string()),
+            .json(
+                json!({"answers": {script: 1}, "token": {"input": script, "output": script}})
+                    .to_string(),
+            ),
         );
         probes.push(Probe::new(
             "script payloads",

@@ -307,6 +307,7 @@ async fn simulated_devices_send_their_grouping_answers_as_given() {
         reproducible: true,
         confidence: 0.95,
         token: None,
+        invitations: None,
     };
     let outcome = simulate(&plan, &indicatif::ProgressBar::hidden())
         .await

@@ -444,7 +444,10 @@ async fn verify_passes_against_this_binary_and_fails_against_a_changed_form_js()
         printed.contains("ok         "),
         "the other files still match: {printed}"
     );
-    assert!(error.contains("1 of 5 files differ"), "{error}");
+    // The page's style, icon and four scripts (the form's and the blind tokens'), and the
+    // two WebAssembly modules they load.
+    assert!(error.contains("1 of 8 files differ"), "{error}");
+    assert!(printed.contains("/static/blind_tokens.wasm"), "{printed}");
 }
 
 #[test]

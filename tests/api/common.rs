@@ -67,10 +67,19 @@ pub async fn spawn_app_with_epochs(
         address,
         db_path,
         db,
-        client: reqwest::Client::new(),
+        client: test_client(),
         handle,
         directory,
     }
+}
+
+/// The tests' HTTP client: it drops idle connections well before the server's keep-alive
+/// (5 s) closes them, so a request is never sent on a connection the server is closing.
+pub fn test_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .pool_idle_timeout(std::time::Duration::from_secs(2))
+        .build()
+        .expect("an HTTP client")
 }
 
 pub fn survey_definition(epsilons: &[f64]) -> Value {
@@ -267,4 +276,196 @@ pub fn serving_address(stdout: std::process::ChildStdout) -> String {
         .to_owned();
     std::thread::spawn(move || for _ in stdout.lines() {});
     address
+}
+
+/// A device's side of a blind token (what `static/form-tokens.js` does in the browser):
+/// a random input, blinded; once the server answers, the token.
+pub struct TokenDevice {
+    pub input: [u8; 32],
+    pub state: blind_tokens::ClientState,
+    pub blinded: String,
+}
+
+impl TokenDevice {
+    pub fn new() -> Self {
+        let mut rng = rand::rng();
+        let mut input = [0u8; 32];
+        rand::RngCore::fill_bytes(&mut rng, &mut input);
+        let (state, blinded) = blind_tokens::blind(&input, &mut rng).expect("blinds");
+        Self {
+            input,
+            state,
+            blinded: blind_tokens::to_base64url(&blinded),
+        }
+    }
+
+    /// The token from the server's answer, its proof checked against `public_key`
+    /// (base64url, as the definition gives it).
+    pub fn finalize(&self, answer: &Value, public_key: &str) -> Value {
+        let bytes =
+            |field: &str| blind_tokens::from_base64url(answer[field].as_str().unwrap()).unwrap();
+        let key =
+            blind_tokens::PublicKey::from_bytes(&blind_tokens::from_base64url(public_key).unwrap())
+                .unwrap();
+        let output =
+            blind_tokens::finalize(&self.state, &bytes("evaluation"), &bytes("proof"), &key)
+                .expect("the proof holds for the survey's key");
+        json!({
+            "input": blind_tokens::to_base64url(&self.input),
+            "output": blind_tokens::to_base64url(&output),
+        })
+    }
+}
+
+/// A mail merge's invitations: the codes, in the CSV's order, and the key fingerprint that
+/// every link carries.
+pub struct Invitations {
+    pub codes: Vec<String>,
+    pub links: Vec<String>,
+    pub fingerprint: String,
+}
+
+/// Parses the CSV `invitation,link,key_fingerprint`, checking every row's link.
+pub fn parse_invitations(csv: &str, slug: &str) -> Invitations {
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("invitation,link,key_fingerprint"));
+    let (mut codes, mut links, mut fingerprints) = (Vec::new(), Vec::new(), Vec::new());
+    for line in lines {
+        let fields: Vec<&str> = line.split(',').collect();
+        assert_eq!(fields.len(), 3, "{line}");
+        assert!(
+            fields[1].ends_with(&format!(
+                "/s/{slug}#invitation={}&key={}",
+                fields[0], fields[2]
+            )),
+            "{line}"
+        );
+        codes.push(fields[0].to_owned());
+        links.push(fields[1].to_owned());
+        fingerprints.push(fields[2].to_owned());
+    }
+    fingerprints.dedup();
+    assert_eq!(fingerprints.len(), 1, "one fingerprint for every link");
+    Invitations {
+        codes,
+        links,
+        fingerprint: fingerprints.remove(0),
+    }
+}
+
+impl TestApp {
+    /// An open survey that requires invitations, with one question per ε; returns (token,
+    /// slug, question ids). `min_cell` 1: the owner's views release every new response.
+    pub async fn open_invitation_survey(&self, epsilons: &[f64]) -> (String, String, Vec<i64>) {
+        let token = self.researcher_with_token("owner@example.org").await;
+        let mut definition = survey_definition(epsilons);
+        definition["requires_invitation"] = json!(true);
+        definition["min_cell"] = json!(1);
+        let created = self.create_survey(&token, &definition).await;
+        assert_eq!(created.status(), 201);
+        let body: Value = created.json().await.unwrap();
+        assert_eq!(body["requires_invitation"], true);
+        let slug = body["slug"].as_str().unwrap().to_owned();
+        let ids = body["questions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|q| q["id"].as_i64().unwrap())
+            .collect();
+        let opened = self
+            .owner_post(&token, &format!("/api/surveys/{slug}/open"))
+            .await;
+        assert_eq!(opened.status(), 200);
+        (token, slug, ids)
+    }
+
+    pub async fn request_invitations(
+        &self,
+        token: &str,
+        slug: &str,
+        count: Value,
+    ) -> reqwest::Response {
+        self.client
+            .post(self.url(&format!("/api/surveys/{slug}/invitations")))
+            .bearer_auth(token)
+            .json(&json!({ "count": count }))
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// Creates invitations through the API and parses the CSV.
+    pub async fn invitations(&self, token: &str, slug: &str, count: u32) -> Invitations {
+        let response = self.request_invitations(token, slug, json!(count)).await;
+        assert_eq!(response.status(), 201);
+        parse_invitations(&response.text().await.unwrap(), slug)
+    }
+
+    /// The anonymous definition's `invitation_key.public_key`.
+    pub async fn public_key(&self, slug: &str) -> String {
+        let definition: Value = self
+            .client
+            .get(self.url(&format!("/api/surveys/{slug}")))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        definition["invitation_key"]["public_key"]
+            .as_str()
+            .expect("an invitation survey publishes its key")
+            .to_owned()
+    }
+
+    pub async fn redeem(&self, slug: &str, invitation: &str, blinded: &str) -> reqwest::Response {
+        self.client
+            .post(self.url(&format!("/api/surveys/{slug}/redemptions")))
+            .json(&json!({ "invitation": invitation, "blinded": blinded }))
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// An invitation exchanged for a token, as a device does it.
+    pub async fn token_for(&self, slug: &str, invitation: &str) -> Value {
+        let device = TokenDevice::new();
+        let response = self.redeem(slug, invitation, &device.blinded).await;
+        assert_eq!(response.status(), 200, "the invitation is redeemed");
+        let answer: Value = response.json().await.unwrap();
+        device.finalize(&answer, &self.public_key(slug).await)
+    }
+
+    /// POSTs a response with a token (and a response id when given).
+    pub async fn submit_with_token(
+        &self,
+        slug: &str,
+        answers: Value,
+        token: Option<&Value>,
+        response_id: Option<&str>,
+    ) -> reqwest::Response {
+        let mut body = json!({ "answers": answers });
+        if let Some(token) = token {
+            body["token"] = token.clone();
+        }
+        if let Some(response_id) = response_id {
+            body["response_id"] = json!(response_id);
+        }
+        self.client
+            .post(self.url(&format!("/api/surveys/{slug}/responses")))
+            .json(&body)
+            .send()
+            .await
+            .unwrap()
+    }
+}
+
+/// A fresh receipt (43 base64url characters) and its response id (hex SHA-256).
+pub fn receipt_and_response_id() -> (String, String) {
+    use base64::Engine;
+    let mut bytes = [0u8; 32];
+    rand::RngCore::fill_bytes(&mut rand::rng(), &mut bytes);
+    let receipt = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes);
+    let digest = ring::digest::digest(&ring::digest::SHA256, receipt.as_bytes());
+    (receipt, hex::encode(digest.as_ref()))
 }

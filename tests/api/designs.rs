@@ -641,6 +641,7 @@ async fn ten_thousand_devices_answer_every_type_and_every_interval_covers_its_tr
         reproducible: true,
         confidence,
         token: Some(token.clone()),
+        invitations: None,
     };
     let started = Instant::now();
     let outcome = simulate(&plan, &ProgressBar::hidden())

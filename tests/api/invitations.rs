@@ -1,90 +1,19 @@
-//! Invitations: single-use codes, consumed with the response, never linked to it.
+//! Invitations (issue 20): single-use codes that buy a blind token in one request
+//! (`POST …/redemptions`), the token spent with the response in another. The same
+//! guarantees as before (one response per invitation, nothing stored joins an invitation to
+//! a response), now without the two ever meeting in one request or one transaction.
 
-use crate::common::{error_code, spawn_app, survey_definition, TestApp};
+use std::process::{Child, Command, Stdio};
+
+use crate::common::{
+    error_code, parse_invitations, receipt_and_response_id, serving_address, spawn_app, TestApp,
+    TokenDevice,
+};
 use futures_util::future::join_all;
 use serde_json::{json, Value};
 
-/// An open survey that requires invitations; returns (token, slug, question ids).
-async fn invitation_survey(app: &TestApp) -> (String, String, Vec<i64>) {
-    let token = app.researcher_with_token("owner@example.org").await;
-    let mut definition = survey_definition(&[1.0, 2.0]);
-    definition["requires_invitation"] = json!(true);
-    let created = app.create_survey(&token, &definition).await;
-    assert_eq!(created.status(), 201);
-    let body: Value = created.json().await.unwrap();
-    assert_eq!(body["requires_invitation"], true);
-    let slug = body["slug"].as_str().unwrap().to_owned();
-    let ids = body["questions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|q| q["id"].as_i64().unwrap())
-        .collect();
-    let opened = app
-        .owner_post(&token, &format!("/api/surveys/{slug}/open"))
-        .await;
-    assert_eq!(opened.status(), 200);
-    (token, slug, ids)
-}
-
-async fn request_invitations(
-    app: &TestApp,
-    token: &str,
-    slug: &str,
-    count: Value,
-) -> reqwest::Response {
-    app.client
-        .post(app.url(&format!("/api/surveys/{slug}/invitations")))
-        .bearer_auth(token)
-        .json(&json!({ "count": count }))
-        .send()
-        .await
-        .unwrap()
-}
-
-/// Creates invitations through the API and returns the codes from the CSV.
-async fn invitations(app: &TestApp, token: &str, slug: &str, count: u32) -> Vec<String> {
-    let response = request_invitations(app, token, slug, json!(count)).await;
-    assert_eq!(response.status(), 201);
-    assert!(response.headers()["content-type"]
-        .to_str()
-        .unwrap()
-        .starts_with("text/csv"));
-    let csv = response.text().await.unwrap();
-    let mut lines = csv.lines();
-    assert_eq!(lines.next(), Some("invitation,link"));
-    lines
-        .map(|line| {
-            let (code, link) = line.split_once(',').unwrap();
-            assert!(
-                link.ends_with(&format!("/s/{slug}#invitation={code}")),
-                "{link}"
-            );
-            code.to_owned()
-        })
-        .collect()
-}
-
 fn answers(ids: &[i64]) -> Value {
     json!({ ids[0].to_string(): 1, ids[1].to_string(): 0 })
-}
-
-async fn submit_with(
-    app: &TestApp,
-    slug: &str,
-    ids: &[i64],
-    invitation: Option<&str>,
-) -> reqwest::Response {
-    let mut body = json!({ "answers": answers(ids) });
-    if let Some(code) = invitation {
-        body["invitation"] = json!(code);
-    }
-    app.client
-        .post(app.url(&format!("/api/surveys/{slug}/responses")))
-        .json(&body)
-        .send()
-        .await
-        .unwrap()
 }
 
 fn count(app: &TestApp, table: &str) -> i64 {
@@ -95,13 +24,29 @@ fn count(app: &TestApp, table: &str) -> i64 {
         .unwrap()
 }
 
+async fn definition(app: &TestApp, slug: &str) -> Value {
+    app.client
+        .get(app.url(&format!("/api/surveys/{slug}")))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
 #[tokio::test]
-async fn an_owner_gets_single_use_links_and_only_their_hashes_are_stored() {
+async fn an_owner_gets_single_use_links_that_pin_one_key_and_only_hashes_are_stored() {
     let app = spawn_app().await;
-    let (token, slug, _) = invitation_survey(&app).await;
-    let codes = invitations(&app, &token, &slug, 5).await;
-    assert_eq!(codes.len(), 5);
-    assert_eq!(count(&app, "invitations"), 5);
+    let (token, slug, _) = app.open_invitation_survey(&[1.0, 2.0]).await;
+    let first = app.invitations(&token, &slug, 5).await;
+    let second = app.invitations(&token, &slug, 2).await;
+    assert_eq!(first.codes.len(), 5);
+    assert_eq!(
+        first.fingerprint, second.fingerprint,
+        "every link of a survey pins the same key"
+    );
+    assert_eq!(count(&app, "invitations"), 7);
     let stored: Vec<Vec<u8>> = app
         .inspect()
         .prepare("SELECT code_hash FROM invitations")
@@ -110,101 +55,418 @@ async fn an_owner_gets_single_use_links_and_only_their_hashes_are_stored() {
         .unwrap()
         .map(Result::unwrap)
         .collect();
-    for code in &codes {
+    for code in &first.codes {
         assert!(stored
             .iter()
             .all(|hash| hash.len() == 32 && hash != code.as_bytes()));
     }
-    let definition: Value = app
-        .client
-        .get(app.url(&format!("/api/surveys/{slug}")))
-        .send()
+    // The anonymous definition publishes the key whose fingerprint the links carry.
+    let published = definition(&app, &slug).await;
+    assert_eq!(published["requires_invitation"], true);
+    let key = &published["invitation_key"];
+    assert_eq!(key["fingerprint"], first.fingerprint.as_str());
+    let public_key = blind_tokens::from_base64url(key["public_key"].as_str().unwrap()).unwrap();
+    assert_eq!(public_key.len(), 32);
+    let digest = ring::digest::digest(&ring::digest::SHA256, &public_key);
+    assert_eq!(hex::encode(digest.as_ref()), first.fingerprint);
+    // A survey anyone can answer has no key to publish.
+    let (open_to_all, _) = app.draft_survey(&token, &[1.0]).await;
+    app.owner_post(&token, &format!("/api/surveys/{open_to_all}/open"))
+        .await;
+    assert!(definition(&app, &open_to_all)
         .await
-        .unwrap()
-        .json()
-        .await
+        .get("invitation_key")
+        .is_none());
+    // A token sent there is ignored, but a malformed one is refused like any malformed body.
+    let id = definition(&app, &open_to_all).await["questions"][0]["id"]
+        .as_i64()
         .unwrap();
-    assert_eq!(definition["requires_invitation"], true);
+    let malformed = json!({"input": "AAAA", "output": "AAAA"});
+    let response = app
+        .submit_with_token(
+            &open_to_all,
+            json!({ id.to_string(): 1 }),
+            Some(&malformed),
+            None,
+        )
+        .await;
+    assert_eq!(response.status(), 400);
+    assert_eq!(error_code(response).await, "invalid_token");
 }
 
 #[tokio::test]
-async fn a_response_needs_an_unused_invitation_and_uses_it_up() {
+async fn a_redemption_uses_the_invitation_up_and_a_retry_gets_the_same_bytes() {
     let app = spawn_app().await;
-    let (token, slug, ids) = invitation_survey(&app).await;
-    let codes = invitations(&app, &token, &slug, 2).await;
+    let (token, slug, _) = app.open_invitation_survey(&[1.0, 2.0]).await;
+    let invitations = app.invitations(&token, &slug, 2).await;
+    let code = &invitations.codes[0];
+    let device = TokenDevice::new();
 
-    let without = submit_with(&app, &slug, &ids, None).await;
-    assert_eq!(without.status(), 403);
-    assert_eq!(error_code(without).await, "invitation_required");
+    // Malformed: 400, and the invitation is not used.
+    for blinded in ["", "AAAA", &"A".repeat(44), "not base64url!!"] {
+        let response = app.redeem(&slug, code, blinded).await;
+        assert_eq!(response.status(), 400, "{blinded:?}");
+        assert_eq!(error_code(response).await, "invalid_blinded");
+    }
+    let identity = blind_tokens::to_base64url(&[0; 32]);
+    let response = app.redeem(&slug, code, &identity).await;
+    assert_eq!(
+        response.status(),
+        400,
+        "the identity is no element to evaluate"
+    );
+    for body in [
+        json!({"invitation": code}),
+        json!({"invitation": code, "blinded": device.blinded, "extra": 1}),
+        json!({"invitation": 5, "blinded": device.blinded}),
+    ] {
+        let response = app
+            .client
+            .post(app.url(&format!("/api/surveys/{slug}/redemptions")))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 400, "{body}");
+    }
+    assert_eq!(count(&app, "invitations"), 2, "nothing was used up so far");
 
+    // Unknown: 403.
     for unknown in ["not-a-code", &"a".repeat(64)] {
-        let response = submit_with(&app, &slug, &ids, Some(unknown)).await;
+        let response = app.redeem(&slug, unknown, &device.blinded).await;
         assert_eq!(response.status(), 403);
         assert_eq!(error_code(response).await, "invitation_invalid");
     }
 
-    let first = submit_with(&app, &slug, &ids, Some(&codes[0])).await;
-    assert_eq!(first.status(), 201);
-    let again = submit_with(&app, &slug, &ids, Some(&codes[0])).await;
-    assert_eq!(again.status(), 403);
-    assert_eq!(error_code(again).await, "invitation_invalid");
+    // The first redemption, then its retry: the same bytes (the proof is fresh at every
+    // evaluation, so the server answers from what it stored).
+    let first = app.redeem(&slug, code, &device.blinded).await;
+    assert_eq!(first.status(), 200);
+    assert_eq!(first.headers()["cache-control"], "no-store");
+    let first: Value = first.json().await.unwrap();
+    for _ in 0..3 {
+        let again = app.redeem(&slug, code, &device.blinded).await;
+        assert_eq!(again.status(), 200);
+        assert_eq!(again.json::<Value>().await.unwrap(), first);
+    }
+    let token_value = device.finalize(&first, &app.public_key(&slug).await);
+    assert_eq!(token_value["input"].as_str().unwrap().len(), 43);
 
-    assert_eq!(count(&app, "stored_responses"), 1);
-    assert_eq!(count(&app, "invitations"), 1, "the used invitation is gone");
+    // Another blinded element for the used invitation: 409.
+    let other = TokenDevice::new();
+    let response = app.redeem(&slug, code, &other.blinded).await;
+    assert_eq!(response.status(), 409);
+    assert_eq!(error_code(response).await, "invitation_used");
+
+    assert_eq!(
+        count(&app, "invitations"),
+        1,
+        "the used invitation left the unused ones"
+    );
+    assert_eq!(count(&app, "redemptions"), 1);
+    let stored: (Vec<u8>, Vec<u8>) = app
+        .inspect()
+        .query_row("SELECT blinded, evaluation FROM redemptions", [], |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })
+        .unwrap();
+    assert_eq!(
+        blind_tokens::to_base64url(&stored.0),
+        device.blinded,
+        "the blinded element is kept with the used invitation"
+    );
+    assert_eq!(
+        blind_tokens::to_base64url(&stored.1),
+        first["evaluation"].as_str().unwrap()
+    );
+
+    // An invitation of one survey redeems nothing in another.
+    let mut other_survey = crate::common::survey_definition(&[1.0]);
+    other_survey["requires_invitation"] = json!(true);
+    let created: Value = app
+        .create_survey(&token, &other_survey)
+        .await
+        .json()
+        .await
+        .unwrap();
+    let elsewhere = created["slug"].as_str().unwrap().to_owned();
+    app.owner_post(&token, &format!("/api/surveys/{elsewhere}/open"))
+        .await;
+    let response = app
+        .redeem(
+            &elsewhere,
+            &invitations.codes[1],
+            &TokenDevice::new().blinded,
+        )
+        .await;
+    assert_eq!(response.status(), 403);
 }
 
 #[tokio::test]
-async fn an_invalid_submission_does_not_use_up_its_invitation() {
+async fn a_response_needs_a_token_its_survey_issued_and_spends_it_once() {
     let app = spawn_app().await;
-    let (token, slug, ids) = invitation_survey(&app).await;
-    let codes = invitations(&app, &token, &slug, 1).await;
-    let incomplete = app
+    let (token, slug, ids) = app.open_invitation_survey(&[1.0, 2.0]).await;
+    let invitations = app.invitations(&token, &slug, 2).await;
+    let bought = app.token_for(&slug, &invitations.codes[0]).await;
+
+    let without = app
+        .submit_with_token(&slug, answers(&ids), None, None)
+        .await;
+    assert_eq!(without.status(), 403);
+    assert_eq!(error_code(without).await, "invitation_required");
+
+    // The old path is gone: an invitation in the response body is an unknown field.
+    let old = app
         .client
         .post(app.url(&format!("/api/surveys/{slug}/responses")))
-        .json(&json!({ "answers": { ids[0].to_string(): 1 }, "invitation": codes[0] }))
+        .json(&json!({"answers": answers(&ids), "invitation": invitations.codes[1]}))
         .send()
         .await
         .unwrap();
-    assert_eq!(incomplete.status(), 400);
-    assert_eq!(
-        submit_with(&app, &slug, &ids, Some(&codes[0]))
-            .await
-            .status(),
-        201
-    );
+    assert_eq!(old.status(), 400);
+
+    // Tokens the survey's key did not issue: 403; malformed ones: 400.
+    let mut forged = bought.clone();
+    let mut output = blind_tokens::from_base64url(forged["output"].as_str().unwrap()).unwrap();
+    output[0] ^= 1;
+    forged["output"] = json!(blind_tokens::to_base64url(&output));
+    let other_input =
+        json!({"input": blind_tokens::to_base64url(&[9; 32]), "output": bought["output"]});
+    for invalid in [&forged, &other_input] {
+        let response = app
+            .submit_with_token(&slug, answers(&ids), Some(invalid), None)
+            .await;
+        assert_eq!(response.status(), 403);
+        assert_eq!(error_code(response).await, "token_invalid");
+    }
+    for malformed in [
+        json!({"input": "AAAA", "output": bought["output"]}),
+        json!({"input": bought["input"]}),
+        json!("a token"),
+    ] {
+        let response = app
+            .submit_with_token(&slug, answers(&ids), Some(&malformed), None)
+            .await;
+        assert_eq!(response.status(), 400, "{malformed}");
+    }
+    assert_eq!(count(&app, "stored_responses"), 0);
+    assert_eq!(count(&app, "spent_tokens"), 0);
+
+    // Spent once; the same body again is the idempotent 200; the token with another
+    // response is a 409.
+    let (_, response_id) = receipt_and_response_id();
+    let stored = app
+        .submit_with_token(&slug, answers(&ids), Some(&bought), Some(&response_id))
+        .await;
+    assert_eq!(stored.status(), 201);
+    let retry = app
+        .submit_with_token(&slug, answers(&ids), Some(&bought), Some(&response_id))
+        .await;
+    assert_eq!(retry.status(), 200, "a retry of the stored response");
+    let (_, another_id) = receipt_and_response_id();
+    let again = app
+        .submit_with_token(&slug, answers(&ids), Some(&bought), Some(&another_id))
+        .await;
+    assert_eq!(again.status(), 409);
+    assert_eq!(error_code(again).await, "token_spent");
+    let other_reports = json!({ ids[0].to_string(): 0, ids[1].to_string(): 0 });
+    let conflicting = app
+        .submit_with_token(&slug, other_reports, Some(&bought), Some(&response_id))
+        .await;
+    assert_eq!(conflicting.status(), 409);
+    assert_eq!(error_code(conflicting).await, "response_id_conflict");
+
+    assert_eq!(count(&app, "stored_responses"), 1);
+    assert_eq!(count(&app, "spent_tokens"), 1);
+    let results = app.results(&token, &slug).await;
+    assert_eq!(results["questions"][0]["n"], 1);
 }
 
 #[tokio::test]
-async fn a_hundred_concurrent_submissions_with_one_invitation_store_exactly_one() {
+async fn an_invalid_submission_does_not_spend_its_token() {
     let app = spawn_app().await;
-    let (token, slug, ids) = invitation_survey(&app).await;
-    let code = invitations(&app, &token, &slug, 1).await.remove(0);
+    let (token, slug, ids) = app.open_invitation_survey(&[1.0, 2.0]).await;
+    let code = app.invitations(&token, &slug, 1).await.codes.remove(0);
+    let bought = app.token_for(&slug, &code).await;
+    let incomplete = app
+        .submit_with_token(&slug, json!({ ids[0].to_string(): 1 }), Some(&bought), None)
+        .await;
+    assert_eq!(incomplete.status(), 400);
+    assert_eq!(count(&app, "spent_tokens"), 0);
+    let stored = app
+        .submit_with_token(&slug, answers(&ids), Some(&bought), None)
+        .await;
+    assert_eq!(stored.status(), 201);
+}
 
+#[tokio::test]
+async fn a_hundred_concurrent_spends_of_one_token_store_exactly_one_response() {
+    let app = spawn_app().await;
+    let (token, slug, ids) = app.open_invitation_survey(&[1.0, 2.0]).await;
+    let code = app.invitations(&token, &slug, 1).await.codes.remove(0);
+    let bought = app.token_for(&slug, &code).await;
+
+    // Each spend with its own response id: one response, 99 refusals.
     let statuses: Vec<u16> = join_all((0..100).map(|_| async {
-        submit_with(&app, &slug, &ids, Some(&code))
+        let (_, response_id) = receipt_and_response_id();
+        app.submit_with_token(&slug, answers(&ids), Some(&bought), Some(&response_id))
             .await
             .status()
             .as_u16()
     }))
     .await;
     let stored = statuses.iter().filter(|&&s| s == 201).count();
-    let refused = statuses.iter().filter(|&&s| s == 403).count();
-    eprintln!(
-        "invitation race: {stored} stored, {refused} refused of {}",
-        statuses.len()
-    );
+    let refused = statuses.iter().filter(|&&s| s == 409).count();
+    eprintln!("token race: {stored} stored, {refused} refused (token_spent) of 100");
     assert_eq!((stored, refused), (1, 99));
     assert_eq!(count(&app, "stored_responses"), 1);
-    assert_eq!(count(&app, "invitations"), 0);
+    assert_eq!(count(&app, "spent_tokens"), 1);
     let results = app.results(&token, &slug).await;
     assert_eq!(
         results["questions"][0]["n"], 1,
-        "the report counts count the one response"
+        "the counts count one response"
     );
 }
 
 #[tokio::test]
-async fn no_column_joins_an_invitation_to_a_response() {
+async fn a_hundred_concurrent_redemptions_of_one_invitation_answer_one_evaluation() {
+    let app = spawn_app().await;
+    let (token, slug, _) = app.open_invitation_survey(&[1.0, 2.0]).await;
+    let code = app.invitations(&token, &slug, 1).await.codes.remove(0);
+    let devices: Vec<TokenDevice> = (0..100).map(|_| TokenDevice::new()).collect();
+    let answers: Vec<(u16, Option<Value>)> = join_all(devices.iter().map(|device| async {
+        let response = app.redeem(&slug, &code, &device.blinded).await;
+        let status = response.status().as_u16();
+        (
+            status,
+            (status == 200).then_some(response.json().await.unwrap()),
+        )
+    }))
+    .await;
+    let redeemed = answers.iter().filter(|(s, _)| *s == 200).count();
+    let used = answers.iter().filter(|(s, _)| *s == 409).count();
+    eprintln!("redemption race: {redeemed} evaluated, {used} refused (invitation_used) of 100");
+    assert_eq!((redeemed, used), (1, 99));
+    assert_eq!(count(&app, "redemptions"), 1);
+    assert_eq!(count(&app, "invitations"), 0);
+    // The one answered is the one stored.
+    let (index, answer) = answers
+        .iter()
+        .enumerate()
+        .find_map(|(i, (_, answer))| answer.as_ref().map(|a| (i, a.clone())))
+        .unwrap();
+    let again = app.redeem(&slug, &code, &devices[index].blinded).await;
+    assert_eq!(again.json::<Value>().await.unwrap(), answer);
+
+    // 100 retries of one device at once: one evaluation, the same bytes for all.
+    let code = app.invitations(&token, &slug, 1).await.codes.remove(0);
+    let device = TokenDevice::new();
+    let answers: Vec<Value> = join_all((0..100).map(|_| async {
+        let response = app.redeem(&slug, &code, &device.blinded).await;
+        assert_eq!(response.status(), 200);
+        response.json::<Value>().await.unwrap()
+    }))
+    .await;
+    assert!(answers.iter().all(|answer| *answer == answers[0]));
+    assert_eq!(count(&app, "redemptions"), 2);
+}
+
+/// A second `deniable serve` on the test server's database file: two processes, one file.
+struct SecondServer {
+    child: Child,
+    address: String,
+}
+
+impl SecondServer {
+    fn start(app: &TestApp) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_deniable"))
+            .args([
+                "serve",
+                "--addr",
+                "127.0.0.1:0",
+                "--submissions-per-minute",
+                "0",
+            ])
+            .arg("--db")
+            .arg(&app.db_path)
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the binary starts");
+        let address = serving_address(child.stdout.take().unwrap());
+        Self { child, address }
+    }
+}
+
+impl Drop for SecondServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test]
+async fn two_server_processes_on_one_database_evaluate_one_invitation_and_store_one_spend() {
+    let app = spawn_app().await;
+    let (token, slug, ids) = app.open_invitation_survey(&[1.0, 2.0]).await;
+    let codes = app.invitations(&token, &slug, 2).await.codes;
+    let second = SecondServer::start(&app);
+    let servers = [app.address.clone(), second.address.clone()];
+
+    // 100 devices redeem one invitation, half through each process.
+    let devices: Vec<TokenDevice> = (0..100).map(|_| TokenDevice::new()).collect();
+    let statuses: Vec<u16> = join_all(devices.iter().enumerate().map(|(i, device)| {
+        let url = format!("{}/api/surveys/{slug}/redemptions", servers[i % 2]);
+        let body = json!({"invitation": codes[0], "blinded": device.blinded});
+        let client = app.client.clone();
+        async move {
+            client
+                .post(url)
+                .json(&body)
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        }
+    }))
+    .await;
+    let redeemed = statuses.iter().filter(|&&s| s == 200).count();
+    let used = statuses.iter().filter(|&&s| s == 409).count();
+    eprintln!("two processes, redemption race: {redeemed} evaluated, {used} refused of 100");
+    assert_eq!((redeemed, used), (1, 99));
+    assert_eq!(count(&app, "redemptions"), 1);
+
+    // 100 spends of one token, half through each process.
+    let bought = app.token_for(&slug, &codes[1]).await;
+    let statuses: Vec<u16> = join_all((0..100).map(|i| {
+        let url = format!("{}/api/surveys/{slug}/responses", servers[i % 2]);
+        let (_, response_id) = receipt_and_response_id();
+        let body = json!({"answers": answers(&ids), "token": bought, "response_id": response_id});
+        let client = app.client.clone();
+        async move {
+            client
+                .post(url)
+                .json(&body)
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        }
+    }))
+    .await;
+    let stored = statuses.iter().filter(|&&s| s == 201).count();
+    let spent = statuses.iter().filter(|&&s| s == 409).count();
+    eprintln!("two processes, token race: {stored} stored, {spent} refused of 100");
+    assert_eq!((stored, spent), (1, 99));
+    assert_eq!(count(&app, "stored_responses"), 1);
+    assert_eq!(count(&app, "spent_tokens"), 1);
+}
+
+#[tokio::test]
+async fn no_column_joins_an_invitation_or_a_redemption_to_a_response() {
     let app = spawn_app().await;
     let connection = app.inspect();
     let columns = |table: &str| -> Vec<String> {
@@ -217,29 +479,46 @@ async fn no_column_joins_an_invitation_to_a_response() {
             .collect()
     };
     assert_eq!(columns("invitations"), ["code_hash", "survey_id"]);
+    assert_eq!(
+        columns("redemptions"),
+        ["survey_id", "code_hash", "blinded", "evaluation", "proof"]
+    );
+    assert_eq!(columns("spent_tokens"), ["survey_id", "input_hash"]);
     for table in ["stored_responses", "report_counts"] {
         assert!(
-            columns(table).iter().all(|c| !c.contains("invitation")),
+            columns(table)
+                .iter()
+                .all(|c| !c.contains("invitation") && !c.contains("token")),
             "{table}: {:?}",
             columns(table)
         );
     }
-    let foreign_keys: i64 = connection
-        .query_row(
-            "SELECT count(*) FROM pragma_foreign_key_list('invitations') WHERE \"table\" != 'surveys'",
-            [],
-            |row| row.get(0),
-        )
-        .unwrap();
-    assert_eq!(foreign_keys, 0, "invitations refer to their survey only");
+    for table in [
+        "invitations",
+        "redemptions",
+        "spent_tokens",
+        "invitation_keys",
+    ] {
+        let foreign_keys: i64 = connection
+            .query_row(
+                &format!(
+                    "SELECT count(*) FROM pragma_foreign_key_list('{table}') \
+                     WHERE \"table\" != 'surveys'"
+                ),
+                [],
+                |row| row.get(0),
+            )
+            .unwrap();
+        assert_eq!(foreign_keys, 0, "{table} refers to its survey only");
+    }
 }
 
 #[tokio::test]
 async fn invitations_are_owner_only_bounded_and_for_surveys_that_require_them() {
     let app = spawn_app().await;
-    let (token, slug, _) = invitation_survey(&app).await;
+    let (token, slug, _) = app.open_invitation_survey(&[1.0, 2.0]).await;
     for bad in [json!(0), json!(10_001), json!(-1)] {
-        let response = request_invitations(&app, &token, &slug, bad).await;
+        let response = app.request_invitations(&token, &slug, bad).await;
         assert_eq!(response.status(), 400);
     }
     let anonymous = app
@@ -251,20 +530,91 @@ async fn invitations_are_owner_only_bounded_and_for_surveys_that_require_them() 
         .unwrap();
     assert_eq!(anonymous.status(), 401);
     let stranger = app.researcher_with_token("stranger@example.org").await;
-    let response = request_invitations(&app, &stranger, &slug, json!(1)).await;
+    let response = app.request_invitations(&stranger, &slug, json!(1)).await;
     assert_eq!(response.status(), 404);
     let (open_to_all, _) = app.draft_survey(&token, &[1.0]).await;
-    let response = request_invitations(&app, &token, &open_to_all, json!(1)).await;
+    let response = app
+        .request_invitations(&token, &open_to_all, json!(1))
+        .await;
     assert_eq!(response.status(), 409);
     assert_eq!(error_code(response).await, "invitations_not_required");
+    let response = app
+        .redeem(&open_to_all, &"a".repeat(64), &TokenDevice::new().blinded)
+        .await;
+    assert_eq!(response.status(), 404, "a draft is nobody's business");
     assert_eq!(count(&app, "invitations"), 0);
 }
 
 #[tokio::test]
-async fn the_cli_prints_invitations_as_csv_that_the_server_accepts() {
+async fn closing_erases_the_private_key_from_every_file_and_only_retries_still_succeed() {
     let app = spawn_app().await;
-    let (_, slug, ids) = invitation_survey(&app).await;
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_deniable"))
+    let (token, slug, ids) = app.open_invitation_survey(&[1.0, 2.0]).await;
+    let codes = app.invitations(&token, &slug, 3).await.codes;
+    let private_key: Vec<u8> = app
+        .inspect()
+        .query_row("SELECT private_key FROM invitation_keys", [], |row| {
+            row.get(0)
+        })
+        .unwrap();
+    assert_eq!(private_key.len(), 32);
+    let spent = app.token_for(&slug, &codes[0]).await;
+    let (_, response_id) = receipt_and_response_id();
+    let first = app
+        .submit_with_token(&slug, answers(&ids), Some(&spent), Some(&response_id))
+        .await;
+    assert_eq!(first.status(), 201);
+    let unspent = app.token_for(&slug, &codes[1]).await;
+    let device = TokenDevice::new();
+    let fingerprint = definition(&app, &slug).await["invitation_key"]["fingerprint"].clone();
+
+    let closed = app
+        .owner_post(&token, &format!("/api/surveys/{slug}/close"))
+        .await;
+    assert_eq!(closed.status(), 200);
+    let erased: Option<Vec<u8>> = app
+        .inspect()
+        .query_row("SELECT private_key FROM invitation_keys", [], |row| {
+            row.get(0)
+        })
+        .unwrap();
+    assert_eq!(erased, None);
+    for file in ["deniable.db", "deniable.db-wal"] {
+        let path = app.db_path.with_file_name(file);
+        let bytes = std::fs::read(&path).unwrap_or_default();
+        assert!(
+            !bytes
+                .windows(32)
+                .any(|window| window == private_key.as_slice()),
+            "{file} still holds the private key"
+        );
+    }
+    let response = app.redeem(&slug, &codes[2], &device.blinded).await;
+    assert_eq!(response.status(), 409);
+    assert_eq!(error_code(response).await, "survey_not_open");
+    let response = app
+        .submit_with_token(&slug, answers(&ids), Some(&unspent), None)
+        .await;
+    assert_eq!(response.status(), 409);
+    assert_eq!(error_code(response).await, "survey_not_open");
+    let retry = app
+        .submit_with_token(&slug, answers(&ids), Some(&spent), Some(&response_id))
+        .await;
+    assert_eq!(retry.status(), 200, "a device's retry is still recognised");
+    assert_eq!(
+        definition(&app, &slug).await["invitation_key"]["fingerprint"],
+        fingerprint,
+        "the public key stays, so links can still be checked"
+    );
+    let response = app.request_invitations(&token, &slug, json!(1)).await;
+    assert_eq!(response.status(), 409);
+    assert_eq!(error_code(response).await, "survey_closed");
+}
+
+#[tokio::test]
+async fn the_cli_prints_invitations_as_csv_that_the_server_redeems() {
+    let app = spawn_app().await;
+    let (_, slug, ids) = app.open_invitation_survey(&[1.0, 2.0]).await;
+    let output = Command::new(env!("CARGO_BIN_EXE_deniable"))
         .args([
             "invitations",
             "create",
@@ -284,16 +634,95 @@ async fn the_cli_prints_invitations_as_csv_that_the_server_accepts() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let csv = String::from_utf8(output.stdout).unwrap();
-    let rows: Vec<&str> = csv.lines().skip(1).collect();
-    assert_eq!(rows.len(), 3);
-    let (code, link) = rows[0].split_once(',').unwrap();
+    let invitations = parse_invitations(&String::from_utf8(output.stdout).unwrap(), &slug);
+    assert_eq!(invitations.codes.len(), 3);
     assert_eq!(
-        link,
-        format!("https://survey.example.org/s/{slug}#invitation={code}")
+        invitations.links[0],
+        format!(
+            "https://survey.example.org/s/{slug}#invitation={}&key={}",
+            invitations.codes[0], invitations.fingerprint
+        )
     );
+    assert!(String::from_utf8_lossy(&output.stderr).contains(&invitations.fingerprint));
+    let bought = app.token_for(&slug, &invitations.codes[0]).await;
     assert_eq!(
-        submit_with(&app, &slug, &ids, Some(code)).await.status(),
+        app.submit_with_token(&slug, answers(&ids), Some(&bought), None)
+            .await
+            .status(),
         201
     );
+}
+
+/// The owner's results and exports as rows: (n of the first question, export rows).
+async fn owner_views(app: &TestApp, token: &str, slug: &str) -> (u64, usize) {
+    let results = app.results(token, slug).await;
+    let n = results["questions"][0]["n"].as_u64().unwrap_or(0);
+    let rows = app.export_csv(token, slug).await.lines().count() - 1;
+    (n, rows)
+}
+
+#[tokio::test]
+async fn owner_views_advance_only_in_releases_of_k_redemptions_and_k_responses() {
+    let app = spawn_app().await;
+    let token = app.researcher_with_token("owner@example.org").await;
+    let mut definition = crate::common::survey_definition(&[1.0, 2.0]);
+    definition["requires_invitation"] = json!(true);
+    definition["min_cell"] = json!(3);
+    let created: Value = app
+        .create_survey(&token, &definition)
+        .await
+        .json()
+        .await
+        .unwrap();
+    let slug = created["slug"].as_str().unwrap().to_owned();
+    let ids: Vec<i64> = created["questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| q["id"].as_i64().unwrap())
+        .collect();
+    app.owner_post(&token, &format!("/api/surveys/{slug}/open"))
+        .await;
+    let codes = app.invitations(&token, &slug, 10).await.codes;
+    let mut tokens = Vec::new();
+    let spend = |bought: Value| {
+        let answers = answers(&ids);
+        let app = &app;
+        let slug = slug.clone();
+        async move {
+            let status = app
+                .submit_with_token(&slug, answers, Some(&bought), None)
+                .await
+                .status();
+            assert_eq!(status, 201);
+        }
+    };
+
+    // Two redemptions, two responses: below k = 3, nothing is shown (two rows per response).
+    for code in &codes[..2] {
+        tokens.push(app.token_for(&slug, code).await);
+    }
+    for bought in tokens.drain(..) {
+        spend(bought).await;
+    }
+    assert_eq!(owner_views(&app, &token, &slug).await, (0, 0));
+    // A third of each: released together.
+    spend(app.token_for(&slug, &codes[2]).await).await;
+    assert_eq!(owner_views(&app, &token, &slug).await, (3, 6));
+    // Three more redemptions but only two more responses: nothing moves.
+    for code in &codes[3..6] {
+        tokens.push(app.token_for(&slug, code).await);
+    }
+    spend(tokens.remove(0)).await;
+    spend(tokens.remove(0)).await;
+    assert_eq!(owner_views(&app, &token, &slug).await, (3, 6));
+    // The third response: released (3 new redemptions, 3 new responses).
+    spend(tokens.remove(0)).await;
+    assert_eq!(owner_views(&app, &token, &slug).await, (6, 12));
+    // One more of each, then closing releases the rest.
+    spend(app.token_for(&slug, &codes[6]).await).await;
+    assert_eq!(owner_views(&app, &token, &slug).await, (6, 12));
+    app.owner_post(&token, &format!("/api/surveys/{slug}/close"))
+        .await;
+    assert_eq!(owner_views(&app, &token, &slug).await, (7, 14));
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::common::{spawn_app, spawn_app_in, spawn_app_with_epochs, test_settings};
+use crate::common::{spawn_app, spawn_app_in, spawn_app_with_epochs, test_settings, TokenDevice};
 use crate::workspace::{signed_in, Browser, PASSWORD};
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/api/fixtures/v0-80e3bd5");
@@ -125,6 +125,12 @@ async fn a_database_of_the_first_release_is_migrated_in_place_with_everything_ke
     )
     .await
     .unwrap();
+    // A survey that requires invitations shows its owner its results in releases of
+    // min_cell new redemptions and responses (issue 20); closing it releases them all.
+    let closed = app
+        .owner_post(token.expose(), "/api/surveys/invited-only-89997def/close")
+        .await;
+    assert_eq!(closed.status(), 200);
     for slug in ["exam-honesty-8c53ebf4", "invited-only-89997def"] {
         let before: Value = serde_json::from_str(
             &std::fs::read_to_string(format!(
@@ -152,7 +158,8 @@ async fn a_database_of_the_first_release_is_migrated_in_place_with_everything_ke
             }
         }
     }
-    // The unused invitations still admit a response, once each.
+    // The unused invitations are kept (links made before must pin the key migration 0005
+    // drew for an open survey; this one is closed now).
     let unused: i64 = app
         .inspect()
         .query_row("SELECT count(*) FROM invitations", [], |row| row.get(0))
@@ -161,7 +168,7 @@ async fn a_database_of_the_first_release_is_migrated_in_place_with_everything_ke
 }
 
 #[tokio::test]
-async fn a_deleted_survey_leaves_no_response_or_invitation_in_any_file_or_later_backup() {
+async fn a_deleted_survey_leaves_no_response_invitation_or_token_in_any_file_or_later_backup() {
     let app = spawn_app().await;
     let token = app.researcher_with_token("owner@example.org").await;
     let created = app
@@ -180,37 +187,52 @@ async fn a_deleted_survey_leaves_no_response_or_invitation_in_any_file_or_later_
             .status(),
         200
     );
-    let csv = app
-        .client
-        .post(app.url(&format!("/api/surveys/{slug}/invitations")))
-        .bearer_auth(&token)
-        .json(&json!({"count": 60}))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
+    let invitations = app.invitations(&token, &slug, 60).await;
+    let private_key: Vec<u8> = app
+        .inspect()
+        .query_row("SELECT private_key FROM invitation_keys", [], |row| {
+            row.get(0)
+        })
         .unwrap();
-    let codes: Vec<String> = csv
-        .lines()
-        .skip(1)
-        .map(|line| line.split(',').next().unwrap().to_owned())
-        .collect();
-    let mut needles = Vec::new();
-    for (i, code) in codes.iter().enumerate() {
+    let mut needles = vec![private_key];
+    let public_key = app.public_key(&slug).await;
+    for (i, code) in invitations.codes.iter().enumerate() {
         needles.push(
             ring::digest::digest(&ring::digest::SHA256, code.as_bytes())
                 .as_ref()
                 .to_vec(),
         );
         if i < 40 {
-            let response = app
-                .client
-                .post(app.url(&format!("/api/surveys/{slug}/responses")))
-                .json(&json!({"answers": { question.to_string(): i % 2 }, "invitation": code}))
-                .send()
+            // Redeemed, then spent: the blinded element, the evaluation, the spent token's
+            // hash and the response are all the survey's data.
+            let device = TokenDevice::new();
+            let answer: Value = app
+                .redeem(&slug, code, &device.blinded)
+                .await
+                .json()
                 .await
                 .unwrap();
+            let bought = device.finalize(&answer, &public_key);
+            needles.push(blind_tokens::from_base64url(&device.blinded).unwrap());
+            needles.push(
+                blind_tokens::from_base64url(answer["evaluation"].as_str().unwrap()).unwrap(),
+            );
+            needles.push(
+                ring::digest::digest(
+                    &ring::digest::SHA256,
+                    &blind_tokens::from_base64url(bought["input"].as_str().unwrap()).unwrap(),
+                )
+                .as_ref()
+                .to_vec(),
+            );
+            let response = app
+                .submit_with_token(
+                    &slug,
+                    json!({ question.to_string(): i % 2 }),
+                    Some(&bought),
+                    None,
+                )
+                .await;
             assert_eq!(response.status(), 201);
             let record_id: Value = response.json().await.unwrap();
             let record_id = hex::decode(record_id["record_id"].as_str().unwrap()).unwrap();

@@ -33,5 +33,7 @@ mod stopping_rules;
 mod storage;
 mod submissions;
 mod survey_intro;
+mod timing;
+mod unlinkability;
 mod workspace_pages;
 mod workspace_security;

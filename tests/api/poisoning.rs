@@ -5,7 +5,7 @@
 //! proportion in [0, 1]) the fakes move it by (m/N)·(z̄_fake − π̂ₕ), at most
 //! (m/N)·max(p/r − 0, 1 + q/r) = p/(2p − 1) · m/N, since 1 + q/r = p/r.
 
-use crate::common::{spawn_app, TestApp};
+use crate::common::{spawn_app, TestApp, TokenDevice};
 use randomized_response::{unbiased_estimate, PrivacyLevel, Tally};
 use serde_json::{json, Value};
 
@@ -68,6 +68,8 @@ async fn first_estimate(app: &TestApp, token: &str, slug: &str) -> (u64, f64) {
 async fn open_survey_with(app: &TestApp, token: &str, requires_invitation: bool) -> (String, i64) {
     let mut definition = crate::common::survey_definition(&[1.0]);
     definition["requires_invitation"] = json!(requires_invitation);
+    // The owner's views release every new response (invitation surveys release in steps).
+    definition["min_cell"] = json!(1);
     let created: Value = app
         .create_survey(token, &definition)
         .await
@@ -107,34 +109,47 @@ async fn fake_submissions_move_an_open_survey_within_the_bound_and_invitations_s
     );
     assert!(after > before && after - before <= limit + 1e-12);
 
-    // With invitations: the same attacker, without an invitation, stores nothing.
+    // With invitations: the same attacker, without a token bought by an invitation,
+    // stores nothing: no token, a guessed invitation, a made-up token.
     let (closed, id) = open_survey_with(&app, &token, true).await;
-    let response = app
-        .client
-        .post(app.url(&format!("/api/surveys/{closed}/invitations")))
-        .bearer_auth(&token)
-        .json(&json!({"count": 3}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 201);
+    let invitations = app.invitations(&token, &closed, 3).await;
+    let fake_answers = json!({ id.to_string(): 1 });
     for fake in 0..fakes {
+        let refused = app
+            .submit_with_token(&closed, fake_answers.clone(), None, None)
+            .await;
+        assert_eq!(refused.status(), 403);
         let guessed = format!("{fake:064x}");
-        for invitation in [None, Some(guessed)] {
-            let mut body = json!({"answers": { id.to_string(): 1 }});
-            if let Some(code) = invitation {
-                body["invitation"] = json!(code);
-            }
-            let refused = app
-                .client
-                .post(app.url(&format!("/api/surveys/{closed}/responses")))
-                .json(&body)
-                .send()
-                .await
-                .unwrap();
-            assert_eq!(refused.status(), 403);
-        }
+        let refused = app
+            .redeem(&closed, &guessed, &TokenDevice::new().blinded)
+            .await;
+        assert_eq!(refused.status(), 403);
+        let made_up = json!({
+            "input": blind_tokens::to_base64url(&[fake as u8; 32]),
+            "output": blind_tokens::to_base64url(&[fake as u8; 64]),
+        });
+        let refused = app
+            .submit_with_token(&closed, fake_answers.clone(), Some(&made_up), None)
+            .await;
+        assert_eq!(refused.status(), 403);
     }
     let results = app.results(&token, &closed).await;
     assert_eq!(results["questions"][0]["n"], 0, "no fake report was stored");
+
+    // N invitations allow at most N responses: each token buys one, however often sent.
+    for code in &invitations.codes {
+        let bought = app.token_for(&closed, code).await;
+        for attempt in 0..3 {
+            let status = app
+                .submit_with_token(&closed, fake_answers.clone(), Some(&bought), None)
+                .await
+                .status();
+            assert_eq!(status, if attempt == 0 { 201 } else { 409 });
+        }
+    }
+    let results = app.results(&token, &closed).await;
+    assert_eq!(
+        results["questions"][0]["n"], 3,
+        "three invitations, three responses"
+    );
 }

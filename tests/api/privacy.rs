@@ -245,16 +245,21 @@ fn the_form_scripts_use_only_the_cryptographic_generator_and_store_only_reports(
     let page_script = include_str!("../../static/form.js");
     let core = include_str!("../../static/form-core.js");
     let receipt_page = include_str!("../../static/receipt.js");
-    for script in [page_script, core, receipt_page] {
+    let tokens_page = include_str!("../../static/form-tokens.js");
+    let tokens = include_str!("../../static/blind-tokens.js");
+    for script in [page_script, core, receipt_page, tokens_page, tokens] {
         assert!(!script.contains("Math.random"));
         assert!(!script.contains("document.cookie"));
         assert!(!script.contains("\"truth\""), "no stored truth field");
     }
     assert!(core.contains("getRandomValues"));
-    // Storage is written in one place, with the state of invariants 1 and 6: reports, the
-    // response id, the pending body and its receipt.
-    assert_eq!(core.matches(".setItem(").count(), 1);
+    // Storage is written in two places, with the state of invariants 1 and 6 (reports, the
+    // response id, the pending body and its receipt) and of invariant 10 (the redemption
+    // state until it is answered, then the unspent token): nowhere else.
+    assert_eq!(core.matches(".setItem(").count(), 2);
     assert_eq!(page_script.matches(".setItem(").count(), 0);
+    assert!(!tokens.contains("setItem") && !tokens.contains("localStorage"));
+    assert_eq!(tokens_page.matches(".setItem(").count(), 0);
     assert!(!receipt_page.contains("localStorage.setItem"));
 }
 

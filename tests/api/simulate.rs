@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use crate::common::spawn_app;
-use deniable::simulate::{simulate, SimulationPlan, Truth};
+use deniable::simulate::{simulate, MailMerge, SimulationPlan, Truth};
 use indicatif::ProgressBar;
 use serde_json::{json, Value};
 
@@ -19,6 +19,7 @@ fn plan(base_url: &str, survey: &str, respondents: usize, truths: Vec<Truth>) ->
         reproducible: true,
         confidence: 0.95,
         token: None,
+        invitations: None,
     }
 }
 
@@ -153,4 +154,71 @@ async fn a_truth_that_does_not_fit_its_question_is_refused_before_anything_is_se
         .unwrap_err();
     assert!(error.to_string().contains("1 questions but 2"), "{error}");
     assert_eq!(app.results(&token, &slug).await["questions"][0]["n"], 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_invitation_survey_is_simulated_in_two_steps_one_invitation_per_device() {
+    let app = spawn_app().await;
+    let (token, slug, _) = app.open_invitation_survey(&[2.0]).await;
+    let csv = app
+        .request_invitations(&token, &slug, json!(60))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let invitations = MailMerge::parse(&csv).expect("the mail merge's CSV");
+    let truths = vec![Truth::Yes(0.5)];
+
+    // Without the invitations, or with fewer than respondents: refused before anything.
+    let error = simulate(
+        &plan(&app.address, &slug, 50, truths.clone()),
+        &ProgressBar::hidden(),
+    )
+    .await
+    .unwrap_err();
+    assert!(error.to_string().contains("--invitations"), "{error}");
+    let mut short = invitations.clone();
+    short.codes.truncate(10);
+    let error = simulate(
+        &SimulationPlan {
+            invitations: Some(short),
+            ..plan(&app.address, &slug, 50, truths.clone())
+        },
+        &ProgressBar::hidden(),
+    )
+    .await
+    .unwrap_err();
+    assert!(error.to_string().contains("one each"), "{error}");
+    // A key other than the links' is refused, as the form refuses it.
+    let mut other_key = invitations.clone();
+    other_key.fingerprint = "0".repeat(64);
+    let error = simulate(
+        &SimulationPlan {
+            invitations: Some(other_key),
+            ..plan(&app.address, &slug, 50, truths.clone())
+        },
+        &ProgressBar::hidden(),
+    )
+    .await
+    .unwrap_err();
+    assert!(error.to_string().contains("fingerprint"), "{error}");
+
+    let outcome = simulate(
+        &SimulationPlan {
+            invitations: Some(invitations),
+            token: Some(token.clone()),
+            ..plan(&app.address, &slug, 50, truths)
+        },
+        &ProgressBar::hidden(),
+    )
+    .await
+    .expect("the simulation runs");
+    assert_eq!(outcome.submitted, 50);
+    let results = app.results(&token, &slug).await;
+    assert_eq!(results["questions"][0]["n"], 50);
+    let redeemed: i64 = app
+        .inspect()
+        .query_row("SELECT count(*) FROM redemptions", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(redeemed, 50, "one redemption per device");
 }

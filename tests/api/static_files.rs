@@ -50,6 +50,21 @@ async fn the_binary_serves_its_static_files_from_a_directory_without_any_of_them
             &include_bytes!("../../static/form-core.js")[..],
         ),
         (
+            "form-tokens.js",
+            "text/javascript; charset=utf-8",
+            &include_bytes!("../../static/form-tokens.js")[..],
+        ),
+        (
+            "blind_tokens.wasm",
+            "application/wasm",
+            &include_bytes!("../../static/blind_tokens.wasm")[..],
+        ),
+        (
+            "third-party-notices.txt",
+            "text/plain; charset=utf-8",
+            &include_bytes!("../../static/third-party-notices.txt")[..],
+        ),
+        (
             "receipt.js",
             "text/javascript; charset=utf-8",
             &include_bytes!("../../static/receipt.js")[..],

@@ -1,7 +1,7 @@
 //! The researcher's workspace in the browser, page by page: builder, preview, opening,
 //! live results (HTML and the JSON API with the session cookie), exports, tokens.
 
-use crate::common::{spawn_app, TestApp};
+use crate::common::{parse_invitations, spawn_app, TestApp};
 use crate::workspace::{question_ids, signed_in, Browser};
 use randomized_response::{Confidence, Design, NumberDesign, PrivacyLevel};
 use serde_json::{json, Value};
@@ -249,33 +249,35 @@ async fn a_draft_that_requires_invitations_downloads_single_use_links_from_its_r
     );
     assert_eq!(download.headers()["cache-control"], "no-store");
     let csv = download.text().await.unwrap();
-    let mut lines = csv.lines();
-    assert_eq!(lines.next(), Some("invitation,link"));
-    let rows: Vec<(String, String)> = lines
-        .map(|line| {
-            let (code, link) = line.split_once(',').unwrap();
-            (code.to_owned(), link.to_owned())
-        })
-        .collect();
-    assert_eq!(rows.len(), 3);
+    let invitations = parse_invitations(&csv, &slug);
+    assert_eq!(invitations.codes.len(), 3);
+    // The page shows the one fingerprint that every link carries, and the redemptions
+    // released so far.
+    let results = researcher
+        .get_html(&format!("/surveys/{slug}/results"))
+        .await;
+    assert!(
+        results.contains(&invitations.fingerprint),
+        "the results page shows the key's fingerprint"
+    );
+    assert!(results.contains("Invitations redeemed: <strong>0</strong>"));
 
     let ids = question_ids(&app, &slug);
-    let submit = |invitation: Option<&str>| {
-        let mut body = json!({ "answers": { ids[0].to_string(): 1 } });
-        if let Some(code) = invitation {
-            body["invitation"] = json!(code);
-        }
-        app.client
-            .post(app.url(&format!("/api/surveys/{slug}/responses")))
-            .json(&body)
-            .send()
-    };
-    assert_eq!(submit(None).await.unwrap().status(), 403, "no invitation");
-    for (code, link) in &rows {
-        let expected = app.url(&format!("/s/{slug}#invitation={code}"));
+    let answers = json!({ ids[0].to_string(): 1 });
+    let refused = app
+        .submit_with_token(&slug, answers.clone(), None, None)
+        .await;
+    assert_eq!(refused.status(), 403, "no token");
+    for (code, link) in invitations.codes.iter().zip(&invitations.links) {
+        let expected = app.url(&format!(
+            "/s/{slug}#invitation={code}&key={}",
+            invitations.fingerprint
+        ));
         assert_eq!(link, &expected, "the link is built from the request's host");
-        assert_eq!(submit(Some(code)).await.unwrap().status(), 201);
-        assert_eq!(submit(Some(code)).await.unwrap().status(), 403, "used once");
+        let bought = app.token_for(&slug, code).await;
+        let spend = || app.submit_with_token(&slug, answers.clone(), Some(&bought), None);
+        assert_eq!(spend().await.status(), 201);
+        assert_eq!(spend().await.status(), 409, "spent once");
     }
     let stored: i64 = app
         .inspect()
@@ -284,6 +286,13 @@ async fn a_draft_that_requires_invitations_downloads_single_use_links_from_its_r
         })
         .unwrap();
     assert_eq!(stored, 3);
+    // The surveys list does not count them one by one either (3 < min_cell 10).
+    let list = researcher.get_html("/surveys").await;
+    assert!(list.contains("<td>in releases</td>"), "{list}");
+    assert!(researcher
+        .get_html(&format!("/surveys/{slug}/results"))
+        .await
+        .contains("Invitations redeemed: <strong>0</strong>"));
 }
 
 #[tokio::test]

@@ -43,6 +43,7 @@ const OWNER_ROUTES: &[(&str, &str)] = &[
 const PUBLIC_SURVEY_ROUTES: &[&str] = &[
     "/s/{slug}",
     "/api/surveys/{slug}",
+    "/api/surveys/{slug}/redemptions",
     "/api/surveys/{slug}/responses",
     "/api/surveys/{slug}/responses/lookup",
     "/api/surveys/{slug}/responses/withdraw",

@@ -22,6 +22,10 @@ const CORE_SOURCE = await readFile(path.join(REPO_ROOT, 'static', 'form-core.js'
 const WASM_MODULE = await WebAssembly.compile(
   await readFile(path.join(REPO_ROOT, 'static', 'randomized_response.wasm')),
 );
+const TOKENS_SOURCE = await readFile(path.join(REPO_ROOT, 'static', 'blind-tokens.js'), 'utf8');
+const TOKENS_MODULE = await WebAssembly.compile(
+  await readFile(path.join(REPO_ROOT, 'static', 'blind_tokens.wasm')),
+);
 
 const DEVICES = 500;
 const ARRIVAL_WINDOW_MS = 60_000;
@@ -64,11 +68,14 @@ async function newDevice({ fetchImpl = fetch, origin = '' } = {}) {
     fetch: deviceFetch,
     localStorage,
     crypto: { getRandomValues },
+    URLSearchParams,
     console,
   });
   vm.runInContext('Math.random = () => { throw new Error("Math.random was called"); };', context);
   vm.runInContext(CORE_SOURCE, context, { filename: 'static/form-core.js' });
+  vm.runInContext(TOKENS_SOURCE, context, { filename: 'static/blind-tokens.js' });
   const { exports: mechanism } = await WebAssembly.instantiate(WASM_MODULE, {});
+  const { exports: tokenExports } = await WebAssembly.instantiate(TOKENS_MODULE, {});
   const retries = [];
   const deps = {
     fetch: context.fetch,
@@ -78,6 +85,7 @@ async function newDevice({ fetchImpl = fetch, origin = '' } = {}) {
     sleep,
     now: () => Date.now(),
     onRetry: (retry) => retries.push(retry),
+    tokens: { api: context.DeniableTokens, exports: tokenExports },
   };
   return { core: context.DeniableCore, deps, localStorage, posted, retries };
 }
@@ -152,8 +160,11 @@ describe('form-core.js on its own', () => {
     assert.doesNotMatch(localStorage.getItem('deniable:quiz'), /truth|epsilon|design|options/);
     assert.deepEqual(plain(core.readState(localStorage, 'quiz')), state);
 
-    const invited = core.prepare(deps, 'invited', NONCE, ANSWERS.map((answer) => ({ ...answer, question: { ...answer.question } })), 'code-123');
-    assert.deepEqual(Object.keys(JSON.parse(invited.state.pending.body)), ['answers', 'response_id', 'invitation']);
+    const token = { input: 'A'.repeat(43), output: 'B'.repeat(86) };
+    const invited = core.prepare(deps, 'invited', NONCE, ANSWERS.map((answer) => ({ ...answer, question: { ...answer.question } })), token);
+    const invitedBody = JSON.parse(invited.state.pending.body);
+    assert.deepEqual(Object.keys(invitedBody), ['answers', 'response_id', 'token'], 'a token, never an invitation');
+    assert.deepEqual(invitedBody.token, token);
   });
 
   test('send retries 429 (after Retry-After), 503 and network errors with the same body', async () => {
@@ -212,7 +223,7 @@ describe('form-core.js on its own', () => {
     assert.equal(core.retryAfterMs(new Date(10_000).toUTCString(), 4_000), 6000);
   });
 
-  for (const [status, code] of [[400, 'invalid_answers'], [403, 'invitation_invalid'], [404, 'not_found'],
+  for (const [status, code] of [[400, 'invalid_answers'], [403, 'token_invalid'], [404, 'not_found'],
     [409, 'response_id_conflict'], [409, 'survey_not_open'], [410, 'response_withdrawn']]) {
     test(`a definitive ${status} ${code} stops at once and drops the pending body`, async () => {
       const { core, deps, localStorage, posted } = await newDevice({
@@ -241,6 +252,84 @@ describe('form-core.js on its own', () => {
       JSON.stringify({ reports: { 1: 1 }, response_id: 'F'.repeat(64) })]) {
       localStorage.setItem('deniable:quiz', junk);
       assert.equal(core.readState(localStorage, 'quiz'), null, junk);
+    }
+  });
+});
+
+describe('blind invitation tokens in form-core.js (issue 20)', () => {
+  test('the fragment gives the invitation and the key; a key that differs from the link is refused', async () => {
+    const { core, deps, localStorage, posted } = await newDevice();
+    assert.deepEqual(plain(core.invitationOfFragment('#invitation=' + 'ab'.repeat(32) + '&key=' + 'cd'.repeat(32))),
+      { invitation: 'ab'.repeat(32), key: 'cd'.repeat(32) });
+    assert.equal(core.invitationOfFragment('#key=' + 'cd'.repeat(32)), null);
+    assert.equal(core.invitationOfFragment(''), null);
+    const publicKey = new Uint8Array(32).fill(7);
+    const fingerprint = createHash('sha256').update(publicKey).digest('hex');
+    assert.equal(core.sha256Hex(deps.mechanism, publicKey), fingerprint, 'the fingerprint is SHA-256 by the module');
+    const definition = { requires_invitation: true, invitation_key: { public_key: Buffer.from(publicKey).toString('base64url'), fingerprint } };
+    assert.equal(core.pinnedKey(deps, definition, fingerprint).fingerprint, fingerprint);
+    const link = { invitation: 'ab'.repeat(32), key: 'ee'.repeat(32) };
+    await assert.rejects(core.redeem(deps, 'quiz', definition, link), { code: 'key_mismatch' });
+    await assert.rejects(core.redeem(deps, 'quiz', definition, { invitation: link.invitation, key: null }), { code: 'key_missing' });
+    // A definition whose stated fingerprint is not its key's is refused too.
+    const lying = { invitation_key: { public_key: definition.invitation_key.public_key, fingerprint: 'ee'.repeat(32) } };
+    await assert.rejects(core.redeem(deps, 'quiz', lying, { invitation: link.invitation, key: 'ee'.repeat(32) }), { code: 'key_mismatch' });
+    assert.deepEqual(posted, [], 'nothing was sent');
+    assert.deepEqual(localStorage.keys(), [], 'nothing was kept');
+  });
+
+  test('against the server: redeemed once, retried after a lost answer with the same bytes, spent once, then forgotten', { timeout: 120_000 }, async () => {
+    serverBinary();
+    const server = await startServer();
+    try {
+      const slug = await server.createOpenSurvey({
+        title: 'Invited', description: 'Tokens.', requires_invitation: true, min_cell: 1,
+        questions: [{ text: 'Q?', epsilon: 1 }],
+      });
+      const csv = await (await fetch(`${server.origin}/api/surveys/${slug}/invitations`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${await server.token()}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ count: 2 }),
+      })).text();
+      const [, first] = csv.trim().split('\n');
+      const [, link] = first.split(',');
+      // The first answer to the redemption is lost after the server committed it.
+      let redemptions = 0;
+      const device = await newDevice({
+        origin: server.origin,
+        fetchImpl: async (url, init) => {
+          const response = await fetch(url, init);
+          if (url.endsWith('/redemptions') && ++redemptions === 1) throw new TypeError('connection reset');
+          return response;
+        },
+      });
+      const { core, deps, localStorage, posted } = device;
+      deps.sleep = async () => {};
+      const definition = await core.fetchDefinition(deps, slug);
+      const redeemed = plain(await core.redeem(deps, slug, definition, core.invitationOfFragment(new URL(link).hash)));
+      assert.equal(redeemed.outcome, 'ready');
+      assert.equal(redeemed.fingerprint, definition.invitation_key.fingerprint);
+      assert.equal(redemptions, 2);
+      assert.equal(posted[0], posted[1], 'the retry sent the same blinded element');
+      assert.deepEqual(JSON.parse(localStorage.getItem(`deniable:${slug}:token`)),
+        { key: redeemed.fingerprint, token: redeemed.token }, 'only the token is kept: no invitation, no blind');
+      // Resuming later gives the same token without a request.
+      assert.deepEqual(plain(await core.redeem(deps, slug, definition, null)), redeemed);
+      assert.equal(posted.length, 2);
+      const answers = definition.questions.map((question) => ({ question, truth: 1 }));
+      const { state } = core.prepare(deps, slug, definition.nonce, answers, redeemed.token);
+      const sent = plain(await core.send(deps, slug, state));
+      assert.equal(sent.outcome, 'stored');
+      assert.equal(localStorage.getItem(`deniable:${slug}:token`), null, 'spent: forgotten');
+      assert.equal(await server.responseCount(slug), 1);
+      // The same invitation from another device: refused, and that device keeps nothing.
+      const other = await newDevice({ origin: server.origin });
+      const refused = plain(await other.core.redeem(other.deps, slug, definition, other.core.invitationOfFragment(new URL(link).hash)));
+      assert.equal(refused.outcome, 'refused');
+      assert.equal(refused.code, 'invitation_used');
+      assert.deepEqual(other.localStorage.keys(), []);
+    } finally {
+      await server.stop();
     }
   });
 });

@@ -162,6 +162,26 @@ export async function startServer({ defaultLimits = false } = {}) {
       return slug;
     },
 
+    /**
+     * POST /api/surveys/{slug}/invitations: the mail-merge CSV's rows as
+     * [{invitation, link, fingerprint}] (`invitation,link,key_fingerprint`).
+     */
+    async createInvitations(slug, count) {
+      const response = await fetch(`${origin}/api/surveys/${slug}/invitations`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${await server.token()}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ count }),
+      });
+      const text = await response.text();
+      if (response.status !== 201) throw new Error(`POST invitations: ${response.status} ${text}`);
+      const [header, ...rows] = text.trim().split('\n');
+      if (header !== 'invitation,link,key_fingerprint') throw new Error(`unexpected CSV header ${header}`);
+      return rows.map((row) => {
+        const [invitation, link, fingerprint] = row.split(',');
+        return { invitation, link, fingerprint };
+      });
+    },
+
     /** GET an owner route with the bearer token; returns the parsed JSON. */
     async ownerGet(route) {
       const response = await fetch(`${origin}${route}`, {

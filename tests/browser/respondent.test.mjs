@@ -236,6 +236,8 @@ describe('the respondent form in a real browser', () => {
         `/s/${DEMO}`,
         '/static/form.css',
         '/static/form-core.js',
+        '/static/blind-tokens.js',
+        '/static/form-tokens.js',
         '/static/form.js',
         '/static/randomized_response.wasm',
         `/api/surveys/${DEMO}`,
@@ -453,7 +455,8 @@ describe('the respondent form in a real browser', () => {
       await page.waitForLoadState('networkidle');
       assert.deepEqual(
         log.requests.map((entry) => `${entry.method} ${pathOf(entry.url)}`).sort(),
-        [`GET /s/${DEMO}`, 'GET /static/form-core.js', 'GET /static/form.css', 'GET /static/form.js'],
+        [`GET /s/${DEMO}`, 'GET /static/blind-tokens.js', 'GET /static/form-core.js', 'GET /static/form-tokens.js',
+          'GET /static/form.css', 'GET /static/form.js'],
         'nothing but the page, its stylesheet and its scripts was requested',
       );
       assertNoProblems(log);
@@ -673,6 +676,144 @@ describe('the respondent form in a real browser', () => {
       assert.equal((await storedState(page, slug)).pending, undefined);
       await receiptPage.close();
       assertNoProblems(log, { failedLoadsExpected: true });
+    });
+  });
+});
+
+describe('an invitation survey in a real browser (blind tokens, issue 20)', () => {
+  /** An open survey that requires invitations, ε = 20 (reports equal the answers), min_cell 1. */
+  function createInvitationSurvey(count) {
+    return server.createOpenSurvey({
+      title: 'Invited respondents only',
+      description: 'One response per invitation.',
+      requires_invitation: true,
+      min_cell: 1,
+      questions: Array.from({ length: count }, (_, n) => ({ text: `Invited question ${n + 1}?`, epsilon: 20 })),
+    });
+  }
+
+  const isRedemption = (slug) => (url) => new URL(url).pathname === `/api/surveys/${slug}/redemptions`;
+
+  test('from the mail-merge link to the stored response, the redemption and the answer each retried after a dropped connection', TIMEOUT, async () => {
+    const slug = await createInvitationSurvey(2);
+    const [row] = await server.createInvitations(slug, 1);
+    assert.match(row.link, new RegExp(`/s/${slug}#invitation=${row.invitation}&key=${row.fingerprint}$`));
+    await withPage({}, async ({ page, log }) => {
+      // Each first request reaches the server and is committed, but its answer is lost.
+      const redemptions = [];
+      const redemptionStatuses = [];
+      await page.route(isRedemption(slug), async (route) => {
+        redemptions.push(route.request().postData());
+        const response = await route.fetch();
+        redemptionStatuses.push(response.status());
+        if (redemptions.length === 1) return route.abort('connectionreset');
+        return route.fulfill({ response });
+      });
+      const submissions = [];
+      const submissionStatuses = [];
+      await page.route(isSubmission(slug), async (route) => {
+        submissions.push(route.request().postData());
+        const response = await route.fetch();
+        submissionStatuses.push(response.status());
+        if (submissions.length === 1) return route.abort('connectionreset');
+        return route.fulfill({ response });
+      });
+
+      const response = await page.goto(row.link);
+      assert.equal(response.status(), 200);
+      const status = page.locator('#invitation-status');
+      await status.filter({ hasText: /exchanged for an anonymous token/ }).waitFor({ timeout: 30_000 });
+      assert.ok((await status.innerText()).replace(/\s/g, '').includes(row.fingerprint), 'the page shows the key fingerprint');
+      assert.equal(new URL(page.url()).hash, '', 'the invitation left the address bar');
+      assert.deepEqual(redemptionStatuses, [200, 200], 'redeemed by the first, the same answer to the retry');
+      assert.equal(redemptions[0], redemptions[1], 'the retry sent the same blinded element');
+      assert.deepEqual(Object.keys(JSON.parse(redemptions[0])), ['invitation', 'blinded']);
+      const kept = await storedState(page, `${slug}:token`);
+      assert.deepEqual(Object.keys(kept).sort(), ['key', 'token'], 'only the token is kept: no invitation, no blind');
+      assert.equal(kept.key, row.fingerprint);
+
+      await page.locator('#submit-button:enabled').waitFor();
+      const ids = await questionIds(page);
+      await chooseWithMouse(page, ids, [1, 0]);
+      await page.locator('#submit-button').click();
+      await page.locator('#submitted').waitFor({ state: 'visible', timeout: 30_000 });
+
+      assert.deepEqual(submissionStatuses, [201, 200], 'stored by the first, recognised by the retry');
+      assert.equal(submissions[0], submissions[1], 'the retry sent the byte-identical body');
+      const body = JSON.parse(submissions[0]);
+      assert.deepEqual(Object.keys(body), ['answers', 'response_id', 'token'], 'a token, never the invitation');
+      assert.deepEqual(body.token, kept.token);
+      assert.deepEqual(body.answers, Object.fromEntries(ids.map((id, at) => [String(id), [1, 0][at]])));
+      const receipt = (await page.locator('#receipt').textContent()).trim();
+      assert.equal(body.response_id, sha256Hex(receipt));
+      assert.equal(await server.responseCount(slug), 1, 'one stored response');
+      assert.deepEqual(await server.lookup(slug, receipt), body.answers);
+      assert.equal(await storedState(page, `${slug}:token`), null, 'the spent token is forgotten');
+
+      // The invitation travelled in one request body only, and in no URL.
+      for (const entry of log.requests) {
+        assert.ok(!entry.url.includes(row.invitation), `no URL carries the invitation: ${entry.url}`);
+        if (entry.postData?.includes(row.invitation)) assert.ok(isRedemption(slug)(entry.url), entry.url);
+      }
+      assertNoProblems(log, { failedLoadsExpected: true });
+    });
+  });
+
+  test('a link whose key fingerprint differs from the survey key is refused with a clear message, and nothing is sent', TIMEOUT, async () => {
+    const slug = await createInvitationSurvey(1);
+    const [row] = await server.createInvitations(slug, 1);
+    const forged = row.link.replace(`key=${row.fingerprint}`, `key=${'0'.repeat(64)}`);
+    await withPage({}, async ({ page, log }) => {
+      await page.goto(forged);
+      const status = page.locator('#invitation-status.error');
+      await status.waitFor({ timeout: 30_000 });
+      assert.match(await status.innerText(), /not the one your invitation link was made for/);
+      assert.match(await status.innerText(), /Nothing was sent/);
+      await page.locator('#submit-button:enabled').waitFor();
+      const ids = await questionIds(page);
+      await chooseWithMouse(page, ids, [1]);
+      await page.locator('#submit-button').click();
+      await page.locator('#form-status.error', { hasText: /not the one your invitation link was made for/ }).waitFor();
+      const posts = log.requests.filter((entry) => entry.method === 'POST');
+      assert.deepEqual(posts.map((entry) => entry.url), [], 'no redemption, no response');
+      assert.equal(await storedState(page, `${slug}:token`), null);
+      assertNoProblems(log);
+    });
+    // The invitation is still unused: the right link redeems it.
+    await withPage({}, async ({ page, log }) => {
+      await page.goto(row.link);
+      await page.locator('#invitation-status', { hasText: /exchanged for an anonymous token/ }).waitFor({ timeout: 30_000 });
+      assertNoProblems(log);
+    });
+  });
+
+  test('with a consent text the invitation is redeemed only once the respondent agrees', TIMEOUT, async () => {
+    const slug = await server.createOpenSurvey({
+      title: 'Invited, with consent',
+      description: 'Consent first.',
+      requires_invitation: true,
+      min_cell: 1,
+      consent: 'Taking part is voluntary.',
+      questions: [{ text: 'Invited question?', epsilon: 20 }],
+    });
+    const [row] = await server.createInvitations(slug, 1);
+    await withPage({}, async ({ page, log }) => {
+      await page.goto(row.link);
+      await page.locator('#consent-checkbox').waitFor();
+      await page.waitForLoadState('networkidle');
+      assert.equal(new URL(page.url()).hash, '', 'the invitation left the address bar at once');
+      assert.deepEqual(log.requests.filter((entry) => entry.method === 'POST').map((entry) => entry.url), [],
+        'nothing is redeemed before the consent');
+      assert.equal(await storedState(page, `${slug}:token`), null);
+      await page.locator('label[for="consent-checkbox"]').click();
+      await page.locator('#invitation-status', { hasText: /exchanged for an anonymous token/ }).waitFor({ timeout: 30_000 });
+      await page.locator('#submit-button:enabled').waitFor();
+      const ids = await questionIds(page);
+      await chooseWithMouse(page, ids, [1]);
+      await page.locator('#submit-button').click();
+      await page.locator('#submitted').waitFor({ state: 'visible', timeout: 30_000 });
+      assert.equal(await server.responseCount(slug), 1);
+      assertNoProblems(log);
     });
   });
 });

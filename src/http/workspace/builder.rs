@@ -550,8 +550,11 @@ async fn change_status(
 ) -> Page {
     let slug = Slug::parse(slug)?;
     let (researcher, target) = (session.researcher, slug.clone());
-    db.write(move |connection| queries::change_status(connection, &target, researcher, from, to))
-        .await?;
+    // Closing erases the survey's private key: gone from the WAL too before the answer.
+    db.write_then_truncate_wal(move |connection| {
+        queries::change_status(connection, &target, researcher, from, to)
+    })
+    .await?;
     Ok(see_other(&format!("/surveys/{slug}/results")))
 }
 

@@ -382,6 +382,8 @@ struct ResultsView {
     open: bool,
     requires_invitation: bool,
     max_invitations: u32,
+    /// The key fingerprint of every invitation link and the redemptions released.
+    invitations: Option<crate::http::releases::InvitationStatus>,
     /// The live figures move in steps of at least this many responses.
     min_cell: u32,
     confidence: String,
@@ -480,6 +482,7 @@ fn results_view(
         open: survey.status == SurveyStatus::Open,
         requires_invitation: survey.requires_invitation,
         max_invitations: crate::domain::MAX_INVITATIONS_PER_REQUEST,
+        invitations: None,
         min_cell: survey.min_cell.get(),
         confidence: format!("{}", results.confidence),
         confidence_percent,
@@ -594,7 +597,8 @@ pub async fn results_page(
         &query.asked(),
     )
     .await?;
-    let view = results_view(&request, &survey, &computed)?;
+    let mut view = results_view(&request, &survey, &computed)?;
+    view.invitations = crate::http::releases::invitation_status(&db, &releases, &survey).await?;
     let by = query
         .by
         .filter(|by| survey.groupings.iter().any(|g| g.id.get() == *by))

@@ -18,13 +18,17 @@ pub struct Arrival {
     pub response_id: String,
     /// SHA-256 of the response id's hex text, raw.
     pub record_id: [u8; 32],
-    /// SHA-256 of the invitation code's text, as the invitations table holds it.
+    /// SHA-256 of the invitation code's text, as the invitations and redemptions tables
+    /// hold it.
     pub invitation_hash: [u8; 32],
+    /// SHA-256 of the blind token's input, as `spent_tokens` holds it (issue 20; none for
+    /// the binary before it, which spent the invitation with the response).
+    pub spent_hash: Option<[u8; 32]>,
     pub withdrawn: bool,
 }
 
 impl Arrival {
-    pub fn new(receipt: String, invitation_hash: [u8; 32]) -> Self {
+    pub fn new(receipt: String, invitation_hash: [u8; 32], spent_hash: Option<[u8; 32]>) -> Self {
         let response_id = hex::encode(sha256(receipt.as_bytes()));
         let record_id = sha256(response_id.as_bytes());
         Self {
@@ -32,6 +36,7 @@ impl Arrival {
             response_id,
             record_id,
             invitation_hash,
+            spent_hash,
             withdrawn: false,
         }
     }
@@ -111,6 +116,12 @@ pub(super) enum Method {
     WalFirstCommit,
     /// (b) The byte offset of the response's first occurrence in the file.
     ByteOffset,
+    /// (b) The byte offset of the first occurrence of the hash of the invitation the
+    /// response's device redeemed (the redemptions, in the order of the responses).
+    RedemptionByteOffset,
+    /// (b) The byte offset of the first occurrence of the hash of the token the response
+    /// spent.
+    SpentTokenByteOffset,
     /// (b) Its cell's offset inside its leaf page (SQLite fills a page's cell area from
     /// the end, so a page that only grew keeps its newest cells lowest).
     CellOffset,
@@ -131,6 +142,8 @@ impl fmt::Display for Method {
         f.write_str(match self {
             Method::WalFirstCommit => "WAL first commit",
             Method::ByteOffset => "byte offset",
+            Method::RedemptionByteOffset => "redemption byte offset",
+            Method::SpentTokenByteOffset => "spent token byte offset",
             Method::CellOffset => "cell offset in page",
             Method::CellOrderWithinPage => "cell order per page",
             Method::CellOutOfKeyOrder => "cell out of key order",
@@ -149,6 +162,8 @@ enum Needle {
     Forbidden(usize, IdForm),
     /// The hash of the invitation the response at this position used.
     Invitation(usize),
+    /// The hash of the token the response at this position spent.
+    Spent(usize),
 }
 
 /// Every needle, indexed by its first eight bytes so a file is searched in one pass.
@@ -176,6 +191,9 @@ impl NeedleIndex {
                 arrival.invitation_hash.to_vec(),
                 Needle::Invitation(position),
             ));
+            if let Some(spent) = arrival.spent_hash {
+                needles.push((spent.to_vec(), Needle::Spent(position)));
+            }
         }
         let mut by_prefix: HashMap<[u8; 8], Vec<usize>> = HashMap::new();
         let mut first_three_bytes = vec![0u64; (1 << 24) / 64];
@@ -318,6 +336,8 @@ fn analyse_file(
     let mut secrets: HashSet<usize> = HashSet::new();
     let mut forms_found: Vec<IdForm> = Vec::new();
     let mut invitations: HashSet<usize> = HashSet::new();
+    let mut invitation_offset: HashMap<usize, usize> = HashMap::new();
+    let mut spent_offset: HashMap<usize, usize> = HashMap::new();
     for hit in hits {
         match hit.needle {
             Needle::Key(position) => {
@@ -356,6 +376,10 @@ fn analyse_file(
             }
             Needle::Invitation(position) => {
                 invitations.insert(position);
+                invitation_offset.entry(position).or_insert(hit.offset);
+            }
+            Needle::Spent(position) => {
+                spent_offset.entry(position).or_insert(hit.offset);
             }
         }
     }
@@ -384,6 +408,8 @@ fn analyse_file(
         methods.push((Method::WalFirstCommit, &first_commit));
     }
     methods.push((Method::ByteOffset, &first_offset));
+    methods.push((Method::RedemptionByteOffset, &invitation_offset));
+    methods.push((Method::SpentTokenByteOffset, &spent_offset));
     if !matches!(layout, Layout::Other) {
         methods.push((Method::CellOffset, &cell_offset));
     }

@@ -2,7 +2,10 @@
 //! database files at one instant — a stolen disk, a seized server, a leaked backup — learns
 //! neither the order in which responses arrived, nor which invitation a response used, nor
 //! anything of a withdrawn response, for every response stored before the last compaction
-//! epoch.
+//! epoch. Since issue 20 each device redeems its invitation for a blind token (a commit of
+//! its own) right before it answers: the files then hold the used invitations (who took
+//! part, by design), which must not be ordered by redemption either, and the spent
+//! tokens, which must not be ordered by arrival.
 //!
 //! One scenario drives the real binary: responses submitted one by one (each its own
 //! commit) in a known order, each with its own invitation; some withdrawn; snapshots of
@@ -441,7 +444,21 @@ impl Respondents {
             .enumerate()
             .map(|(q, id)| (id.to_string(), json!((position >> q) & 1)))
             .collect();
-        let mut body = json!({ "answers": answers, "invitation": invitation });
+        let mut body = json!({ "answers": answers });
+        // Since issue 20 the invitation buys a blind token first, in a request (and a
+        // commit) of its own; the response spends the token.
+        let spent_hash = match self.contract {
+            Contract::Current => {
+                let token = self.redeem(server, invitation).await;
+                let input = blind_tokens::from_base64url(token["input"].as_str().unwrap()).unwrap();
+                body["token"] = token;
+                Some(sha256(&input))
+            }
+            Contract::BeforeIssue16 => {
+                body["invitation"] = json!(invitation);
+                None
+            }
+        };
         let drawn_receipt = (self.contract == Contract::Current).then(|| {
             let mut bytes = [0u8; 32];
             self.rng.fill_bytes(&mut bytes);
@@ -464,7 +481,7 @@ impl Respondents {
             Some(receipt) => receipt,
             None => stored["receipt"].as_str().unwrap().to_owned(),
         };
-        let arrival = Arrival::new(receipt, sha256(invitation.as_bytes()));
+        let arrival = Arrival::new(receipt, sha256(invitation.as_bytes()), spent_hash);
         if self.contract == Contract::Current {
             assert_eq!(
                 stored["record_id"].as_str(),
@@ -473,6 +490,31 @@ impl Respondents {
             );
         }
         self.arrivals.push(arrival);
+    }
+
+    /// Redeems an invitation for a blind token, as the form does; returns the token.
+    async fn redeem(&mut self, server: &Server, invitation: &str) -> Value {
+        let slug = &self.slug;
+        let definition: Value = self
+            .client
+            .get(server.url(&format!("/api/surveys/{slug}")))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let public_key = definition["invitation_key"]["public_key"].as_str().unwrap();
+        let device = crate::common::TokenDevice::new();
+        let response = self
+            .client
+            .post(server.url(&format!("/api/surveys/{slug}/redemptions")))
+            .json(&json!({ "invitation": invitation, "blinded": device.blinded }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200, "the invitation is redeemed");
+        device.finalize(&response.json().await.unwrap(), public_key)
     }
 
     /// Withdraws the response at this arrival position; returns once acknowledged (204).

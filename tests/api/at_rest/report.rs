@@ -48,7 +48,8 @@ pub struct SnapshotReport {
 
 impl SnapshotReport {
     /// What the promise forbids: for responses before the last epoch, an order beyond
-    /// chance or a used invitation's hash (or a link); in any snapshot (all are taken
+    /// chance (of the responses, of their redemptions or of their spent tokens) or a link;
+    /// in any snapshot (all are taken
     /// after the withdrawals' 204), a withdrawn response or a stored response's receipt
     /// or response id.
     pub(super) fn violations(&self) -> Vec<String> {
@@ -80,13 +81,9 @@ impl SnapshotReport {
                     file.secrets_found
                 ));
             }
-            for (epoch, count) in &file.invitations_found {
-                if *epoch == Epoch::BeforeLast && *count > 0 {
-                    found.push(format!(
-                        "{at}: the hashes of {count} invitations used before the last epoch"
-                    ));
-                }
-            }
+            // Used invitations' hashes are stored by design since issue 20 (the redemptions:
+            // who took part, not which response is theirs), so they are reported, not
+            // forbidden; the order in which they were redeemed is scored above.
             for (epoch, count) in &file.links {
                 if *epoch == Epoch::BeforeLast && *count > 0 {
                     found.push(format!(

@@ -1,0 +1,270 @@
+//! Blind invitation tokens at rest (migrations/sqlite/0005_blind_tokens.sql): each
+//! survey's key pair, the used invitations with the evaluation they were answered, and the
+//! spent tokens. Nothing here names a response, and no table orders its rows by arrival
+//! once a compaction epoch has run (every key is a hash).
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::domain::{
+    invitation_unusable, invitation_used, Blinded, Evaluation, InvitationKey, Redemption, Slug,
+    SpentToken, SurveyId, SurveyKey, SurveyStatus,
+};
+use crate::error::AppError;
+
+/// The survey's public key, drawing its key pair first if it has none (invitations are
+/// being enabled). Runs in the caller's transaction.
+pub fn ensure_key(connection: &Connection, survey_id: SurveyId) -> Result<InvitationKey, AppError> {
+    if let Some(key) = public_key(connection, survey_id)? {
+        return Ok(key);
+    }
+    let key = SurveyKey::generate()?;
+    let public = key.public_key();
+    connection.execute(
+        "INSERT INTO invitation_keys (survey_id, public_key, private_key) VALUES (?1, ?2, ?3)",
+        params![
+            survey_id.get(),
+            public.to_bytes().as_slice(),
+            key.to_stored().as_slice()
+        ],
+    )?;
+    Ok(public)
+}
+
+/// Erases the private key of a survey that closes: nothing can be redeemed or spent any
+/// more. (`secure_delete` overwrites the old bytes; the caller truncates the WAL before
+/// answering, so they survive in no file.)
+pub fn erase_private_key(connection: &Connection, slug: &Slug) -> Result<(), AppError> {
+    connection.execute(
+        "UPDATE invitation_keys SET private_key = NULL
+         WHERE survey_id = (SELECT id FROM surveys WHERE slug = ?1)",
+        [slug.as_str()],
+    )?;
+    Ok(())
+}
+
+pub fn public_key(
+    connection: &Connection,
+    survey_id: SurveyId,
+) -> Result<Option<InvitationKey>, AppError> {
+    let bytes: Option<Vec<u8>> = connection
+        .prepare_cached("SELECT public_key FROM invitation_keys WHERE survey_id = ?1")?
+        .query_row([survey_id.get()], |row| row.get(0))
+        .optional()?;
+    bytes.as_deref().map(InvitationKey::from_stored).transpose()
+}
+
+/// The private key, while the survey can collect.
+pub fn private_key(
+    connection: &Connection,
+    survey_id: SurveyId,
+) -> Result<Option<SurveyKey>, AppError> {
+    let bytes: Option<Option<Vec<u8>>> = connection
+        .prepare_cached("SELECT private_key FROM invitation_keys WHERE survey_id = ?1")?
+        .query_row([survey_id.get()], |row| row.get(0))
+        .optional()?;
+    bytes
+        .flatten()
+        .as_deref()
+        .map(SurveyKey::from_stored)
+        .transpose()
+}
+
+/// What a redemption's first, read-only step found.
+#[derive(Debug)]
+pub enum Prepared {
+    /// The invitation was redeemed before with this blinded element: its stored answer.
+    Stored(Evaluation),
+    /// The invitation is unused: a fresh evaluation, to be stored by [`redeem`].
+    Fresh(Evaluation),
+}
+
+fn survey_not_open() -> AppError {
+    AppError::conflict(
+        "survey_not_open",
+        "this survey is not open: no invitation can be redeemed",
+    )
+}
+
+fn stored_redemption(
+    connection: &Connection,
+    survey_id: SurveyId,
+    redemption: &Redemption,
+) -> Result<Option<(Blinded, Evaluation)>, AppError> {
+    let found: Option<(Vec<u8>, Vec<u8>, Vec<u8>)> = connection
+        .prepare_cached(
+            "SELECT blinded, evaluation, proof FROM redemptions
+             WHERE survey_id = ?1 AND code_hash = ?2",
+        )?
+        .query_row(
+            params![survey_id.get(), redemption.invitation.as_bytes()],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+        )
+        .optional()?;
+    found
+        .map(|(blinded, evaluation, proof)| {
+            Ok((
+                Blinded::from_stored(&blinded)?,
+                Evaluation::from_stored(&evaluation, &proof)?,
+            ))
+        })
+        .transpose()
+}
+
+/// The answer to a used invitation: its stored evaluation for the same blinded element,
+/// 409 for another one, 403 when it was never an invitation of this survey.
+fn answer_for_used(
+    connection: &Connection,
+    survey_id: SurveyId,
+    redemption: &Redemption,
+) -> Result<Evaluation, AppError> {
+    match stored_redemption(connection, survey_id, redemption)? {
+        Some((blinded, evaluation)) if blinded == redemption.blinded => Ok(evaluation),
+        Some(_) => Err(invitation_used()),
+        None => Err(invitation_unusable()),
+    }
+}
+
+/// The read-only step of a redemption, on a reader (a blocking thread): a stored answer,
+/// or the evaluation of an unused invitation, so that the writer does no group arithmetic.
+/// Unknown invitations cost no evaluation.
+pub fn prepare(
+    connection: &Connection,
+    survey_id: SurveyId,
+    redemption: &Redemption,
+) -> Result<Prepared, AppError> {
+    let unused = connection
+        .prepare_cached("SELECT 1 FROM invitations WHERE code_hash = ?1 AND survey_id = ?2")?
+        .exists(params![redemption.invitation.as_bytes(), survey_id.get()])?;
+    if !unused {
+        return answer_for_used(connection, survey_id, redemption).map(Prepared::Stored);
+    }
+    let key = private_key(connection, survey_id)?.ok_or_else(survey_not_open)?;
+    key.evaluate(&redemption.blinded).map(Prepared::Fresh)
+}
+
+/// The writing step: uses the invitation up and keeps `evaluation` with it, in one
+/// transaction with the status check. Of concurrent redemptions of one invitation the
+/// single writer lets exactly one delete it; the others get its stored answer (the same
+/// blinded element) or a 409.
+pub fn redeem(
+    connection: &Connection,
+    survey_id: SurveyId,
+    redemption: &Redemption,
+    evaluation: &Evaluation,
+) -> Result<Evaluation, AppError> {
+    if survey_status(connection, survey_id)? != SurveyStatus::Open {
+        return Err(survey_not_open());
+    }
+    let consumed = connection
+        .prepare_cached("DELETE FROM invitations WHERE code_hash = ?1 AND survey_id = ?2")?
+        .execute(params![redemption.invitation.as_bytes(), survey_id.get()])?;
+    if consumed != 1 {
+        return answer_for_used(connection, survey_id, redemption);
+    }
+    connection
+        .prepare_cached(
+            "INSERT INTO redemptions (survey_id, code_hash, blinded, evaluation, proof)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?
+        .execute(params![
+            survey_id.get(),
+            redemption.invitation.as_bytes(),
+            redemption.blinded.as_bytes(),
+            evaluation.evaluation.as_slice(),
+            evaluation.proof.as_slice()
+        ])?;
+    Ok(*evaluation)
+}
+
+pub fn survey_status(
+    connection: &Connection,
+    survey_id: SurveyId,
+) -> Result<SurveyStatus, AppError> {
+    let status: String = connection
+        .prepare_cached("SELECT status FROM surveys WHERE id = ?1")?
+        .query_row([survey_id.get()], |row| row.get(0))
+        .optional()?
+        .ok_or(AppError::NotFound("survey"))?;
+    SurveyStatus::from_stored(&status)
+}
+
+/// Records a token as spent, in the transaction that stores its response; 409 when it was
+/// spent before.
+pub fn spend(
+    connection: &Connection,
+    survey_id: SurveyId,
+    token: &SpentToken,
+) -> Result<(), AppError> {
+    let inserted = connection
+        .prepare_cached(
+            "INSERT INTO spent_tokens (survey_id, input_hash) VALUES (?1, ?2)
+             ON CONFLICT DO NOTHING",
+        )?
+        .execute(params![survey_id.get(), token.as_bytes()])?;
+    if inserted == 1 {
+        Ok(())
+    } else {
+        Err(AppError::conflict(
+            "token_spent",
+            "this token has already bought a response; a device re-sends exactly the response \
+             it was spent with",
+        ))
+    }
+}
+
+/// How many of a survey's invitations have been redeemed, and how many are still unused.
+pub fn invitation_counts(
+    connection: &Connection,
+    survey_id: SurveyId,
+) -> Result<InvitationCounts, AppError> {
+    let count = |sql: &str| -> Result<u64, AppError> {
+        let n: i64 = connection
+            .prepare_cached(sql)?
+            .query_row([survey_id.get()], |row| row.get(0))?;
+        u64::try_from(n).map_err(|_| AppError::internal("a negative count"))
+    };
+    Ok(InvitationCounts {
+        redeemed: count("SELECT count(*) FROM redemptions WHERE survey_id = ?1")?,
+        unused: count("SELECT count(*) FROM invitations WHERE survey_id = ?1")?,
+    })
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct InvitationCounts {
+    pub redeemed: u64,
+    pub unused: u64,
+}
+
+/// What a release of a survey that requires invitations holds, read in one transaction so
+/// that its parts agree: the report counts, the invitations redeemed and the record ids of
+/// the responses stored.
+pub struct ReleaseSnapshot {
+    pub counts: Vec<super::queries::QuestionCounts>,
+    pub redeemed: u64,
+    pub records: std::collections::HashSet<crate::domain::RecordId>,
+}
+
+pub fn release_snapshot(
+    connection: &Connection,
+    survey_id: SurveyId,
+) -> Result<ReleaseSnapshot, AppError> {
+    connection.execute_batch("BEGIN")?;
+    let snapshot = (|| {
+        let counts = super::queries::survey_report_counts(connection, survey_id)?;
+        let redeemed = invitation_counts(connection, survey_id)?.redeemed;
+        let mut statement = connection
+            .prepare_cached("SELECT record_id FROM stored_responses WHERE survey_id = ?1")?;
+        let records = statement
+            .query_map([survey_id.get()], |row| row.get::<_, Vec<u8>>(0))?
+            .map(|bytes| crate::domain::RecordId::from_stored(&bytes?))
+            .collect::<Result<_, AppError>>()?;
+        Ok(ReleaseSnapshot {
+            counts,
+            redeemed,
+            records,
+        })
+    })();
+    // A read transaction: ending it changes nothing either way.
+    let _ = connection.execute_batch("COMMIT");
+    snapshot
+}
