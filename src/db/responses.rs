@@ -449,6 +449,56 @@ pub fn export_page(
     Ok(page)
 }
 
+/// One grouping question's counts (per answer, every randomized question's report counts)
+/// among the responses in `only`, read from the responses themselves: the breakdown of a
+/// survey that requires invitations, as of its release.
+pub fn grouped_counts_among(
+    connection: &Connection,
+    survey_id: SurveyId,
+    grouping: QuestionId,
+    options: usize,
+    only: &HashSet<RecordId>,
+) -> Result<Vec<Vec<super::queries::QuestionCounts>>, AppError> {
+    use std::collections::BTreeMap;
+    let mut statement = connection
+        .prepare_cached("SELECT record_id, reports FROM stored_responses WHERE survey_id = ?1")?;
+    let mut rows = statement.query([survey_id.get()])?;
+    let mut groups: Vec<BTreeMap<QuestionId, Vec<u64>>> = vec![BTreeMap::new(); options];
+    while let Some(row) = rows.next()? {
+        if !released(Some(only), &row.get::<_, Vec<u8>>(0)?)? {
+            continue;
+        }
+        let (reports, answers) = decode_response(&row.get::<_, Vec<u8>>(1)?)?;
+        let Some(group) = answers
+            .iter()
+            .find(|answer| answer.question_id == grouping)
+            .and_then(|answer| groups.get_mut(usize::from(answer.answer)))
+        else {
+            continue;
+        };
+        for report in reports {
+            let counts = group.entry(report.question_id).or_default();
+            let index = usize::from(report.report);
+            if counts.len() <= index {
+                counts.resize(index + 1, 0);
+            }
+            counts[index] += 1;
+        }
+    }
+    Ok(groups
+        .into_iter()
+        .map(|group| {
+            group
+                .into_iter()
+                .map(|(question_id, counts)| super::queries::QuestionCounts {
+                    question_id,
+                    counts,
+                })
+                .collect()
+        })
+        .collect())
+}
+
 /// Whether a stored record is among `only` (every record without a filter): a survey that
 /// requires invitations shows its owner its released responses only.
 fn released(only: Option<&HashSet<RecordId>>, record_id: &[u8]) -> Result<bool, AppError> {

@@ -363,7 +363,7 @@ pub async fn results(
     if let Some(by) = query.by {
         let breakdown = owned_breakdown(
             &db,
-            &breakdowns,
+            (&releases, &breakdowns),
             &slug,
             owner.researcher(),
             by,
@@ -462,7 +462,7 @@ async fn owned_joint(
 /// (the API and the workspace alike).
 pub(super) async fn owned_breakdown(
     db: &Database,
-    breakdowns: &BreakdownReleases,
+    (releases, breakdowns): (&LiveReleases, &BreakdownReleases),
     slug: &str,
     researcher: ResearcherId,
     by: i64,
@@ -490,6 +490,18 @@ pub(super) async fn owned_breakdown(
             Ok((survey, grouping, counts))
         })
         .await?;
+    // A survey that requires invitations breaks down its released responses only.
+    let counts = match released_records(db, releases, &survey).await? {
+        Some(only) => {
+            let (survey_id, grouping_id, options) =
+                (survey.id, grouping.id, grouping.options.len());
+            db.read(move |connection| {
+                responses::grouped_counts_among(connection, survey_id, grouping_id, options, &only)
+            })
+            .await?
+        }
+        None => counts,
+    };
     let released = breakdowns.visible(&survey, &grouping, counts);
     breakdown::compute(&survey, &grouping, &released, confidence)
 }

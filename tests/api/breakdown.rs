@@ -329,3 +329,47 @@ async fn simulated_devices_send_their_grouping_answers_as_given() {
         .collect();
     assert_eq!(sizes, [30, 18, 12]);
 }
+
+#[tokio::test]
+async fn a_survey_that_requires_invitations_breaks_down_and_exports_its_released_responses() {
+    let app = spawn_app().await;
+    let token = app.researcher_with_token("owner@example.org").await;
+    let definition = json!({"title": "t", "min_cell": 1, "requires_invitation": true,
+        "questions": [
+            {"type": "grouping", "text": "Team", "options": ["Red", "Blue"]},
+            {"text": "Have you?", "epsilon": 1.0}]});
+    let created: Value = app
+        .create_survey(&token, &definition)
+        .await
+        .json()
+        .await
+        .unwrap();
+    let slug = created["slug"].as_str().unwrap().to_owned();
+    let (grouping, question) = (
+        created["questions"][0]["id"].as_i64().unwrap(),
+        created["questions"][1]["id"].as_i64().unwrap(),
+    );
+    app.owner_post(&token, &format!("/api/surveys/{slug}/open"))
+        .await;
+    let invitations = app.invitations(&token, &slug, 4).await;
+    for (index, code) in invitations.codes.iter().enumerate() {
+        let spendable = app.token_for(&slug, code).await;
+        let answers = json!({ grouping.to_string(): index % 2, question.to_string(): 1 });
+        let sent = app
+            .submit_with_token(&slug, answers, Some(&spendable), None)
+            .await;
+        assert_eq!(sent.status(), 201);
+    }
+    app.owner_post(&token, &format!("/api/surveys/{slug}/close"))
+        .await;
+    let by = breakdown(&app, &token, &slug, grouping).await;
+    assert_eq!(by["groups"][0]["n"], 2);
+    assert_eq!(by["groups"][1]["n"], 2);
+    let csv = app.export_csv(&token, &slug).await;
+    assert_eq!(
+        csv.lines().count(),
+        5,
+        "a header and the four released rows"
+    );
+    assert_eq!(csv.lines().filter(|line| line.ends_with(",Red")).count(), 2);
+}

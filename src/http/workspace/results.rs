@@ -607,7 +607,7 @@ pub async fn results_page(
         Some(by) => {
             let breakdown = researcher::owned_breakdown(
                 &db,
-                &breakdowns,
+                (&releases, &breakdowns),
                 &slug,
                 signed_in.0.researcher,
                 by,
