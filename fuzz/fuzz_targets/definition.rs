@@ -3,9 +3,11 @@
 #![no_main]
 
 use deniable::domain::{
-    SurveyDefinition, SurveyDefinitionInput, MAX_QUESTIONS, MAX_QUESTION_CHARS, MAX_TITLE_CHARS,
+    DefinedQuestion, SurveyDefinition, SurveyDefinitionInput, MAX_QUESTIONS, MAX_QUESTION_CHARS,
+    MAX_TITLE_CHARS,
 };
 use libfuzzer_sys::fuzz_target;
+use randomized_response::{MAX_OPTIONS, MIN_OPTIONS};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(input) = serde_json::from_slice::<SurveyDefinitionInput>(data) else {
@@ -16,8 +18,19 @@ fuzz_target!(|data: &[u8]| {
         assert!((1..=MAX_TITLE_CHARS).contains(&title));
         assert!((1..=MAX_QUESTIONS).contains(&definition.questions().len()));
         for question in definition.questions() {
-            assert!(question.text().chars().count() <= MAX_QUESTION_CHARS);
-            assert!(question.level().epsilon() > 0.0);
+            match question {
+                DefinedQuestion::Randomized(question) => {
+                    assert!(question.text().chars().count() <= MAX_QUESTION_CHARS);
+                    let design = question.design();
+                    // Every accepted design has a finite ε in range, never above its promise.
+                    assert!((0.01..=20.0).contains(&design.epsilon()));
+                    assert!(design.mechanism().realized_epsilon() <= design.epsilon());
+                }
+                DefinedQuestion::Grouping(grouping) => {
+                    assert!(grouping.text().chars().count() <= MAX_QUESTION_CHARS);
+                    assert!((MIN_OPTIONS..=MAX_OPTIONS).contains(&grouping.options().len()));
+                }
+            }
         }
     }
 });
