@@ -336,11 +336,7 @@ pub struct ResultsQuery {
     responses(
         (status = 200, description = "The results (`Cache-Control: no-store`): \
             `SurveyResults`; with `by` a `Breakdown`; with `joint` a `JointResults`.",
-            content(
-                (results::SurveyResults = "application/json"),
-                (Breakdown = "application/json"),
-                (joint::JointResults = "application/json"),
-            )),
+            body = ResultsBody),
         (status = 400, description = "`invalid_confidence`, `invalid_null`, \
             `invalid_query` (an unknown parameter), `not_a_grouping_question` (`by` names \
             none of this survey's) or `invalid_joint` (`joint` does not name two of its \
@@ -788,4 +784,16 @@ pub(super) fn invitations_download(
         .insert_header((header::CONTENT_DISPOSITION, disposition))
         .insert_header(PRIVATE)
         .body(invitations::csv(origin, slug, codes))
+}
+
+/// The three shapes of `GET …/results`, for the OpenAPI document only: one media type
+/// holds one schema, so they are one `oneOf` (three `content` entries of one media type
+/// would keep only the last).
+#[derive(utoipa::ToSchema)]
+#[serde(untagged)]
+#[allow(dead_code)] // never built: it documents the handler's three bodies
+enum ResultsBody {
+    Survey(results::SurveyResults),
+    Breakdown(Breakdown),
+    Joint(joint::JointResults),
 }
