@@ -485,7 +485,7 @@ pub fn respondents_needed_within(
 
 /// Respondents needed for a half-width of `fraction` of every target's range, by interval:
 /// what each way of running a survey leads with (docs/design.md, "Planner").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct PlannedSizes {
     /// Hoeffding's guarantee (`N ≥ ln(2/β) W² / (2 α²)`): valid whatever the truth.
     pub chernoff: u64,
@@ -497,6 +497,38 @@ pub struct PlannedSizes {
     pub watched_live: u64,
 }
 
+impl PlannedSizes {
+    /// Each way's larger need of the two: what covers both targets.
+    fn most(self, other: Self) -> Self {
+        Self {
+            chernoff: self.chernoff.max(other.chernoff),
+            fixed_in_advance: self.fixed_in_advance.max(other.fixed_in_advance),
+            watched_live: self.watched_live.max(other.watched_live),
+        }
+    }
+}
+
+/// [`PlannedSizes`] for a survey: the most any of its questions needs, each tuned for the
+/// survey's planned size (the builder's and the results page's planner).
+pub fn survey_planned_sizes(
+    survey: &Survey,
+    fraction: f64,
+    confidence: Confidence,
+) -> Result<PlannedSizes, AppError> {
+    survey
+        .questions
+        .iter()
+        .try_fold(PlannedSizes::default(), |sizes, question| {
+            let planned = planned_sizes(
+                &question.design,
+                fraction,
+                confidence,
+                survey.planned_size(),
+            )?;
+            Ok(sizes.most(planned))
+        })
+}
+
 /// [`PlannedSizes`] for one design: the largest over its targets (the "yes" share, every
 /// option's share, a number's mean).
 pub fn planned_sizes(
@@ -505,11 +537,7 @@ pub fn planned_sizes(
     confidence: Confidence,
     planned_respondents: u64,
 ) -> Result<PlannedSizes, AppError> {
-    let mut sizes = PlannedSizes {
-        chernoff: 0,
-        fixed_in_advance: 0,
-        watched_live: 0,
-    };
+    let mut sizes = PlannedSizes::default();
     for (estimator, range) in planning_estimators(design)? {
         let half_width = fraction * range;
         let chernoff = estimator
@@ -533,9 +561,11 @@ pub fn planned_sizes(
                 .map_err(AppError::internal)?
                 .is_some_and(|b| b.half_width() <= half_width))
         })?;
-        sizes.chernoff = sizes.chernoff.max(chernoff);
-        sizes.fixed_in_advance = sizes.fixed_in_advance.max(exact);
-        sizes.watched_live = sizes.watched_live.max(anytime);
+        sizes = sizes.most(PlannedSizes {
+            chernoff,
+            fixed_in_advance: exact,
+            watched_live: anytime,
+        });
     }
     Ok(sizes)
 }

@@ -20,7 +20,7 @@ use crate::error::AppError;
 use crate::http::auth::{Session, SignedIn};
 use crate::http::researcher;
 use crate::live::LiveReleases;
-use crate::results::{planned_sizes, PlannedSizes, PLANNING_HALF_WIDTH};
+use crate::results::{survey_planned_sizes, PlannedSizes, PLANNING_HALF_WIDTH};
 use randomized_response::Confidence;
 
 /// A question's type and design in words: "Yes/no, forced response".
@@ -194,22 +194,7 @@ async fn builder_page(
         None => {}
     }
     let confidence = Confidence::new(PLANNING_CONFIDENCE).map_err(AppError::internal)?;
-    let mut sizes = PlannedSizes {
-        chernoff: 0,
-        fixed_in_advance: 0,
-        watched_live: 0,
-    };
-    for question in &survey.questions {
-        let planned = planned_sizes(
-            &question.design,
-            PLANNING_HALF_WIDTH,
-            confidence,
-            survey.planned_size(),
-        )?;
-        sizes.chernoff = sizes.chernoff.max(planned.chernoff);
-        sizes.fixed_in_advance = sizes.fixed_in_advance.max(planned.fixed_in_advance);
-        sizes.watched_live = sizes.watched_live.max(planned.watched_live);
-    }
+    let sizes = survey_planned_sizes(&survey, PLANNING_HALF_WIDTH, confidence)?;
     let mut response = html(&BuilderPage {
         sizes,
         nav: Some(Nav::of(session)),

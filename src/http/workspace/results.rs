@@ -22,8 +22,8 @@ use crate::http::researcher;
 use crate::invitations;
 use crate::live::LiveReleases;
 use crate::results::{
-    planned_sizes, respondents_needed_within, IntervalBounds, Intervals, MeanResults, NullTest,
-    OneSided, OneSidedBounds, PlannedSizes, Primary, QuestionResults, SurveyResults,
+    respondents_needed_within, survey_planned_sizes, IntervalBounds, Intervals, MeanResults,
+    NullTest, OneSided, OneSidedBounds, PlannedSizes, Primary, QuestionResults, SurveyResults,
     PLANNING_HALF_WIDTH,
 };
 
@@ -458,22 +458,7 @@ fn results_view(
         .iter()
         .filter_map(widest_half_width)
         .reduce(f64::max);
-    let mut sizes = PlannedSizes {
-        chernoff: 0,
-        fixed_in_advance: 0,
-        watched_live: 0,
-    };
-    for question in &survey.questions {
-        let planned = planned_sizes(
-            &question.design,
-            PLANNING_HALF_WIDTH,
-            confidence,
-            survey.planned_size(),
-        )?;
-        sizes.chernoff = sizes.chernoff.max(planned.chernoff);
-        sizes.fixed_in_advance = sizes.fixed_in_advance.max(planned.fixed_in_advance);
-        sizes.watched_live = sizes.watched_live.max(planned.watched_live);
-    }
+    let sizes = survey_planned_sizes(survey, PLANNING_HALF_WIDTH, confidence)?;
     let confidence_percent = (results.confidence * 100.0).round() as u32;
     Ok(ResultsView {
         slug: survey.slug.to_string(),
