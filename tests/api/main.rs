@@ -9,6 +9,7 @@ mod at_rest;
 mod backup;
 mod bad_input;
 mod breakdown;
+mod builder_form;
 mod cli;
 mod contract;
 mod csv_safety;
