@@ -24,6 +24,7 @@ mod lifecycle;
 mod monitoring;
 mod openapi;
 mod poisoning;
+mod present_mode;
 mod privacy;
 mod rate_limit;
 mod respondent_pages;
