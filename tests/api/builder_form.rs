@@ -269,3 +269,28 @@ async fn the_one_form_needs_the_session_token_and_the_owner() {
     let builder = owner.get_html(&format!("/surveys/{slug}/edit")).await;
     assert!(!builder.contains("Hijacked?"));
 }
+
+#[tokio::test]
+async fn an_open_survey_shows_its_introduction_read_only() {
+    let app = spawn_app().await;
+    let mut researcher = signed_in(&app, "owner@example.org").await;
+    let (slug, ids) = two_question_draft(&mut researcher, &app).await;
+    let form = draft_form(&ids, &["First?", "Second?"], &["1", "1"], &[]);
+    assert_eq!(
+        post_draft(&mut researcher, &slug, &form).await.status(),
+        303
+    );
+    let opened = researcher
+        .post_with_csrf(&format!("/surveys/{slug}/open"), &[])
+        .await;
+    assert_eq!(opened.status(), 303);
+
+    let page = researcher.get_html(&format!("/surveys/{slug}/edit")).await;
+    assert!(page.contains("<dd>Dr. Ada Lovelace, Psychology</dd>"));
+    assert!(page.contains("<dd>ethics@uni.example</dd>"));
+    assert!(page.contains("<dd>Deutsch</dd>"));
+    assert!(!page.contains("name=\"contact\""), "no longer editable");
+    // And saving the form now is refused: the introduction is frozen with the questions.
+    let refused = post_draft(&mut researcher, &slug, &form).await;
+    assert_eq!(refused.status(), 409);
+}
