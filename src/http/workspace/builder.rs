@@ -14,8 +14,7 @@ use crate::breakdown::BreakdownReleases;
 use crate::db::queries;
 use crate::db::Database;
 use crate::domain::{
-    DefinedQuestion, DesignName, GroupingDefinition, Language, QuestionDefinition, QuestionDesign,
-    QuestionId, QuestionType, ResearcherId, Slug, SurveyStatus,
+    DesignName, Language, QuestionDesign, QuestionType, ResearcherId, Slug, SurveyStatus,
 };
 use crate::error::AppError;
 use crate::http::auth::{Session, SignedIn};
@@ -116,12 +115,12 @@ struct BuilderPage {
     new_question: NewQuestion,
 }
 
-/// A question form the server refused, to show again on the builder's page.
-enum Refused<'a> {
-    Question(QuestionId, &'a QuestionForm, AppError),
-    New(&'a QuestionForm, AppError),
-    /// The builder's one form, everything as typed, and where its refusal goes.
-    Draft(&'a TypedDraft, Place, AppError),
+/// The builder's one form as the server refused it: everything as typed, to show again,
+/// and where its reason goes.
+struct Refused<'a> {
+    draft: &'a TypedDraft,
+    place: Place,
+    error: AppError,
 }
 
 /// The page's own fields: the survey's, or the refused form's as typed.
@@ -150,11 +149,8 @@ async fn builder_page(
     let editable = survey.status == SurveyStatus::Draft;
     if !editable {
         // Nothing to show the form again in: the refusal itself is the answer.
-        if let Some(
-            Refused::Question(_, _, error) | Refused::New(_, error) | Refused::Draft(_, _, error),
-        ) = refused
-        {
-            return Err(error.into());
+        if let Some(refused) = refused {
+            return Err(refused.error.into());
         }
     }
     let count = survey.questions.len() + survey.groupings.len();
@@ -235,74 +231,59 @@ async fn builder_page(
         details_error: None,
         intro_error: None,
     };
-    match refused {
-        Some(Refused::Draft(draft, place, error)) => {
-            typed = TypedFields {
-                title: draft.title.clone(),
-                description: draft.description.clone(),
-                planned_respondents: draft.planned_respondents.clone(),
-                requires_invitation: draft.requires_invitation,
-                target_responses: draft.target_responses.clone(),
-                closes_at: draft.closes_at.clone(),
-                researcher: draft.researcher.clone(),
-                contact: draft.contact.clone(),
-                consent: draft.consent.clone(),
-                language: draft.language.clone(),
-                details_error: None,
-                intro_error: None,
-            };
-            // Every question as typed (matched by id: the page may be older than the survey).
-            for typed_question in &draft.questions {
+    if let Some(Refused {
+        draft,
+        place,
+        error,
+    }) = refused
+    {
+        typed = TypedFields {
+            title: draft.title.clone(),
+            description: draft.description.clone(),
+            planned_respondents: draft.planned_respondents.clone(),
+            requires_invitation: draft.requires_invitation,
+            target_responses: draft.target_responses.clone(),
+            closes_at: draft.closes_at.clone(),
+            researcher: draft.researcher.clone(),
+            contact: draft.contact.clone(),
+            consent: draft.consent.clone(),
+            language: draft.language.clone(),
+            details_error: None,
+            intro_error: None,
+        };
+        // Every question as typed (matched by id: the page may be older than the survey).
+        for typed_question in &draft.questions {
+            if let Some(question) = questions
+                .iter_mut()
+                .find(|question| question.id == typed_question.id.get())
+            {
+                question.text = typed_question.text.clone();
+                let editor = DesignEditor::new(
+                    question.editor.prefix.clone(),
+                    typed_question.design.clone(),
+                )?;
+                question.editor = editor.named();
+            }
+        }
+        new_question.text = draft.new_text.clone();
+        new_question.editor =
+            DesignEditor::new("new".to_owned(), draft.new_design.clone())?.named();
+        let message = Some(error.public_message());
+        match place {
+            Place::Details => typed.details_error = message,
+            Place::Intro => typed.intro_error = message,
+            Place::New => new_question.error = message,
+            Place::Question(id) => {
                 if let Some(question) = questions
                     .iter_mut()
-                    .find(|question| question.id == typed_question.id.get())
+                    .find(|question| question.id == id.get())
                 {
-                    question.text = typed_question.text.clone();
-                    let editor = DesignEditor::new(
-                        question.editor.prefix.clone(),
-                        typed_question.design.clone(),
-                    )?;
-                    question.editor = editor.named();
-                }
-            }
-            new_question.text = draft.new_text.clone();
-            new_question.editor =
-                DesignEditor::new("new".to_owned(), draft.new_design.clone())?.named();
-            let message = Some(error.public_message());
-            match place {
-                Place::Details => typed.details_error = message,
-                Place::Intro => typed.intro_error = message,
-                Place::New => new_question.error = message,
-                Place::Question(id) => {
-                    if let Some(question) = questions
-                        .iter_mut()
-                        .find(|question| question.id == id.get())
-                    {
-                        question.error = message;
-                    } else {
-                        typed.details_error = message;
-                    }
+                    question.error = message;
+                } else {
+                    typed.details_error = message;
                 }
             }
         }
-        Some(Refused::Question(id, form, error)) => {
-            let question = questions
-                .iter_mut()
-                .find(|question| question.id == id.get())
-                .ok_or(AppError::NotFound("question"))?;
-            question.text = form.text.clone();
-            question.editor =
-                DesignEditor::new(question.editor.prefix.clone(), form.design.clone())?.named();
-            question.error = Some(error.public_message());
-        }
-        Some(Refused::New(form, error)) => {
-            new_question = NewQuestion {
-                text: form.text.clone(),
-                editor: DesignEditor::new("new".to_owned(), form.design.clone())?.named(),
-                error: Some(error.public_message()),
-            };
-        }
-        None => {}
     }
     let confidence = Confidence::new(PLANNING_CONFIDENCE).map_err(AppError::internal)?;
     let sizes = survey_planned_sizes(&survey, PLANNING_HALF_WIDTH, confidence)?;
@@ -362,10 +343,6 @@ pub async fn builder(
     builder_page(&db, &signed_in.0, &slug, None).await
 }
 
-fn back_to_builder(slug: &Slug) -> HttpResponse {
-    see_other(&format!("/surveys/{slug}/edit"))
-}
-
 /// POST /surveys/{slug}/edit: the builder's one form. Everything typed — details, what
 /// respondents are told first, the stopping rule and every question — is saved in one
 /// transaction, then the pressed button's action (add, delete or move a question) applies.
@@ -384,7 +361,11 @@ pub async fn save_draft(
     let changes = match draft.check() {
         Ok(changes) => changes,
         Err((place, error @ AppError::Invalid { .. })) => {
-            let refused = Refused::Draft(&draft, place, error);
+            let refused = Refused {
+                draft: &draft,
+                place,
+                error,
+            };
             return builder_page(&db, &session, slug.as_str(), Some(refused)).await;
         }
         Err((_, error)) => return Err(error.into()),
@@ -423,136 +404,6 @@ fn save_changes(
         DraftAction::Move(id, up) => queries::move_question(connection, slug, researcher, id, up),
         DraftAction::Save | DraftAction::Add => Ok(()),
     }
-}
-
-/// A question as the builder's forms send it: its text, type and design.
-#[derive(Deserialize)]
-pub struct QuestionForm {
-    #[serde(default)]
-    csrf: String,
-    #[serde(default)]
-    text: String,
-    #[serde(flatten)]
-    design: DesignForm,
-}
-
-impl QuestionForm {
-    fn parse(&self) -> Result<DefinedQuestion, AppError> {
-        if self.design.is_grouping() {
-            return Ok(DefinedQuestion::Grouping(GroupingDefinition::of(
-                "question",
-                &self.text,
-                &self.design.option_lines(),
-            )?));
-        }
-        Ok(DefinedQuestion::Randomized(Box::new(
-            QuestionDefinition::of("question", &self.text, &self.design.to_fields("question")?)?,
-        )))
-    }
-}
-
-/// POST /surveys/{slug}/questions: a new question at the end.
-pub async fn add_question(
-    db: web::Data<Database>,
-    signed_in: SignedIn,
-    slug: web::Path<String>,
-    form: web::Form<QuestionForm>,
-) -> Page {
-    let session = signed_in.0;
-    session.check_csrf(&form.csrf)?;
-    let slug = Slug::parse(&slug)?;
-    let question = match form.parse() {
-        Ok(question) => question,
-        Err(error @ AppError::Invalid { .. }) => {
-            let refused = Refused::New(&form, error);
-            return builder_page(&db, &session, slug.as_str(), Some(refused)).await;
-        }
-        Err(error) => return Err(error.into()),
-    };
-    let (researcher, target) = (session.researcher, slug.clone());
-    db.write(move |connection| queries::add_question(connection, &target, researcher, &question))
-        .await?;
-    Ok(back_to_builder(&slug))
-}
-
-fn question_path(path: (String, i64)) -> Result<(Slug, QuestionId), AppError> {
-    Ok((Slug::parse(&path.0)?, QuestionId::from_stored(path.1)))
-}
-
-/// POST /surveys/{slug}/questions/{id}: its text, type and design.
-pub async fn update_question(
-    db: web::Data<Database>,
-    signed_in: SignedIn,
-    path: web::Path<(String, i64)>,
-    form: web::Form<QuestionForm>,
-) -> Page {
-    let session = signed_in.0;
-    session.check_csrf(&form.csrf)?;
-    let (slug, question) = question_path(path.into_inner())?;
-    let definition = match form.parse() {
-        Ok(definition) => definition,
-        Err(error @ AppError::Invalid { .. }) => {
-            let refused = Refused::Question(question, &form, error);
-            return builder_page(&db, &session, slug.as_str(), Some(refused)).await;
-        }
-        Err(error) => return Err(error.into()),
-    };
-    let (researcher, target) = (session.researcher, slug.clone());
-    db.write(move |connection| {
-        queries::update_question(connection, &target, researcher, question, &definition)
-    })
-    .await?;
-    Ok(back_to_builder(&slug))
-}
-
-#[derive(Deserialize)]
-pub struct MoveForm {
-    #[serde(default)]
-    csrf: String,
-    direction: String,
-}
-
-/// POST /surveys/{slug}/questions/{id}/move: `direction` is `up` or `down`.
-pub async fn move_question(
-    db: web::Data<Database>,
-    signed_in: SignedIn,
-    path: web::Path<(String, i64)>,
-    form: web::Form<MoveForm>,
-) -> Page {
-    let session = signed_in.0;
-    session.check_csrf(&form.csrf)?;
-    let (slug, question) = question_path(path.into_inner())?;
-    let up = match form.direction.as_str() {
-        "up" => true,
-        "down" => false,
-        _ => {
-            return Err(
-                AppError::invalid("invalid_direction", "a question moves up or down").into(),
-            )
-        }
-    };
-    let (researcher, target) = (session.researcher, slug.clone());
-    db.write(move |connection| {
-        queries::move_question(connection, &target, researcher, question, up)
-    })
-    .await?;
-    Ok(back_to_builder(&slug))
-}
-
-/// POST /surveys/{slug}/questions/{id}/delete
-pub async fn delete_question(
-    db: web::Data<Database>,
-    signed_in: SignedIn,
-    path: web::Path<(String, i64)>,
-    form: web::Form<CsrfForm>,
-) -> Page {
-    let session = signed_in.0;
-    session.check_csrf(&form.csrf)?;
-    let (slug, question) = question_path(path.into_inner())?;
-    let (researcher, target) = (session.researcher, slug.clone());
-    db.write(move |connection| queries::delete_question(connection, &target, researcher, question))
-        .await?;
-    Ok(back_to_builder(&slug))
 }
 
 /// GET /surveys/{slug}/preview: the respondent's form, sending disabled.
