@@ -94,7 +94,8 @@
       const ticket = ++asked;
       const query = new URLSearchParams();
       editor.querySelectorAll("[data-design-input]").forEach(function (input) {
-        if (!input.disabled) query.append(input.name, input.value);
+        // The figures route takes the bare names (the builder's form prefixes them: q0-epsilon).
+        if (!input.disabled) query.append(input.dataset.designInput || input.name, input.value);
       });
       try {
         const response = await fetch(url + "?" + query.toString(), {

@@ -294,12 +294,8 @@ fn workspace_routes(config: &mut web::ServiceConfig) {
         .service(
             resource("/surveys/{slug}/edit")
                 .get(w::builder)
-                .post(w::update_details),
+                .post(w::save_draft),
         )
-        .service(resource("/surveys/{slug}/questions").post(w::add_question))
-        .service(resource("/surveys/{slug}/questions/{id}").post(w::update_question))
-        .service(resource("/surveys/{slug}/questions/{id}/move").post(w::move_question))
-        .service(resource("/surveys/{slug}/questions/{id}/delete").post(w::delete_question))
         .service(resource("/surveys/{slug}/preview").get(w::preview))
         .service(
             resource("/surveys/{slug}/open")

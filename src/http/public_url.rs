@@ -148,6 +148,23 @@ pub fn is_secure_context(request: &HttpRequest) -> bool {
         || request_authority(request).is_ok_and(|authority| is_loopback(authority.host()))
 }
 
+/// Whether an absolute link points at this machine only (127.0.0.0/8, ::1, localhost): a
+/// phone scanning its QR code cannot reach it.
+pub fn is_loopback_link(link: &str) -> bool {
+    match url::Url::parse(link)
+        .ok()
+        .and_then(|url| url.host().map(|host| host.to_owned()))
+    {
+        Some(url::Host::Ipv4(address)) => address.is_loopback(),
+        Some(url::Host::Ipv6(address)) => address.is_loopback(),
+        Some(url::Host::Domain(name)) => {
+            let name = name.trim_end_matches('.').to_ascii_lowercase();
+            name == "localhost" || name.ends_with(".localhost")
+        }
+        None => false,
+    }
+}
+
 fn is_loopback(host: &str) -> bool {
     matches!(host, "localhost" | "127.0.0.1" | "[::1]")
 }
@@ -155,6 +172,29 @@ fn is_loopback(host: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn loopback_links_are_those_only_this_machine_reaches() {
+        for link in [
+            "http://127.0.0.1:8080/s/x",
+            "http://127.8.9.10/s/x",
+            "http://[::1]:8080/s/x",
+            "http://localhost:8080/s/x",
+            "http://LOCALHOST./s/x",
+            "http://app.localhost/s/x",
+        ] {
+            assert!(is_loopback_link(link), "{link}");
+        }
+        for link in [
+            "https://surveys.example.org/s/x",
+            "http://192.168.1.20:8080/s/x",
+            "http://[2001:db8::1]/s/x",
+            "http://localhost.example.org/s/x",
+            "not a link",
+        ] {
+            assert!(!is_loopback_link(link), "{link}");
+        }
+    }
 
     #[test]
     fn accepts_an_origin_with_or_without_a_trailing_slash_and_drops_default_ports() {

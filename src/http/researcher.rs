@@ -61,6 +61,15 @@ struct SurveyBody {
     /// Where respondents answer (a path on this server).
     #[schema(examples("/s/exam-honesty-3f9a1c2e"))]
     link: String,
+    /// Who runs the survey, as the form shows it (empty when not given).
+    researcher: String,
+    /// How respondents reach the researcher: an e-mail or web address (empty when none).
+    contact: String,
+    /// The information-and-consent statement respondents confirm, if any.
+    consent: Option<String>,
+    /// The language of the form's own words.
+    #[schema(value_type = crate::domain::SurveyLanguage)]
+    language: &'static str,
     questions: Vec<PublicQuestion>,
 }
 
@@ -80,6 +89,10 @@ impl From<Survey> for SurveyBody {
         Self {
             link: format!("/s/{}", survey.slug),
             questions: public_questions(&survey),
+            researcher: survey.intro.researcher().to_owned(),
+            contact: survey.intro.contact_text().to_owned(),
+            consent: survey.intro.consent().map(str::to_owned),
+            language: survey.intro.language().as_str(),
             slug: survey.slug.to_string(),
             status: survey.status.as_str(),
             title: survey.title,
@@ -161,8 +174,9 @@ pub(super) async fn erase_survey(
             headers(("Location" = String, description = "`/api/surveys/{slug}`: the survey's \
                 resource (its GET, the public definition, is a 404 until the survey opens)."))),
         (status = 400, description = "`invalid_json`, `invalid_text`, `invalid_questions`, \
-            `invalid_epsilon`, `invalid_planned_respondents`, `invalid_delete_after` or \
-            `invalid_min_cell`.", body = ErrorBody),
+            `invalid_epsilon`, `invalid_planned_respondents`, `invalid_delete_after`, \
+            `invalid_min_cell`, `invalid_contact` (neither an e-mail nor an http(s) address) or \
+            `invalid_language` (not en, de, fr or es).", body = ErrorBody),
         (status = 401, description = UNAUTHORIZED, body = ErrorBody,
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 403, description = CSRF_REFUSED, body = ErrorBody),

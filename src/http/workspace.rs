@@ -7,12 +7,10 @@
 mod breakdown;
 mod builder;
 mod design;
+mod draft_form;
 mod results;
 
-pub use builder::{
-    add_question, builder, close, confirm_open, delete_question, delete_survey, move_question,
-    open, preview, update_details, update_question,
-};
+pub use builder::{builder, close, confirm_open, delete_survey, open, preview, save_draft};
 pub use design::figures as design_figures;
 pub use results::{download_invitations, live_results, present, results_page, unblind};
 

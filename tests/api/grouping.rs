@@ -183,13 +183,14 @@ async fn the_builder_adds_a_grouping_question_with_its_warning_and_no_epsilon() 
         .create_draft("Sport survey", "Have you doped?")
         .await;
     let added = browser
-        .post_with_csrf(
-            &format!("/surveys/{slug}/questions"),
+        .save_builder(
+            &slug,
             &[
-                ("text", "Which sport?"),
-                ("type", "grouping"),
-                ("options", "Rowing\nJudo\n\nChess"),
-                ("epsilon", "1"),
+                ("new-text", "Which sport?"),
+                ("new-type", "grouping"),
+                ("new-options", "Rowing\nJudo\n\nChess"),
+                ("new-epsilon", "1"),
+                ("action", "add"),
             ],
         )
         .await;
@@ -204,14 +205,17 @@ async fn the_builder_adds_a_grouping_question_with_its_warning_and_no_epsilon() 
     // The only randomized question cannot become a grouping one, nor be deleted.
     let first = crate::workspace::question_ids(&app, &slug)[0];
     let refused = browser
-        .post_with_csrf(
-            &format!("/surveys/{slug}/questions/{first}"),
-            &[("text", "Year?"), ("type", "grouping"), ("options", "a\nb")],
+        .save_builder(
+            &slug,
+            &[
+                ("q0-text", "Year?"),
+                ("q0-type", "grouping"),
+                ("q0-options", "a\nb"),
+            ],
         )
         .await;
     assert_eq!(refused.status(), 409);
-    let refused = browser
-        .post_with_csrf(&format!("/surveys/{slug}/questions/{first}/delete"), &[])
-        .await;
+    let delete = format!("delete-{first}");
+    let refused = browser.save_builder(&slug, &[("action", &delete)]).await;
     assert_eq!(refused.status(), 409);
 }

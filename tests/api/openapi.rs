@@ -297,3 +297,27 @@ async fn whole_numbers_written_as_floats_are_integers_and_a_bad_receipt_action_i
         assert_eq!(crate::common::error_code(response).await, "invalid_action");
     }
 }
+
+#[tokio::test]
+async fn the_survey_schema_and_its_creation_document_the_introduction_and_its_400_codes() {
+    let app = spawn_app().await;
+    let document = document(&app).await;
+    let create = &document["paths"]["/api/surveys"]["post"];
+    let refused = create["responses"]["400"]["description"].as_str().unwrap();
+    for code in ["invalid_contact", "invalid_language"] {
+        assert!(refused.contains(code), "POST /api/surveys documents {code}");
+    }
+    let schemas = &document["components"]["schemas"];
+    for field in ["researcher", "contact", "consent", "language"] {
+        assert!(
+            schemas["SurveyDefinition"]["properties"]
+                .get(field)
+                .is_some(),
+            "the definition takes {field}"
+        );
+        assert!(
+            schemas["Survey"]["properties"].get(field).is_some(),
+            "the survey answers with {field}"
+        );
+    }
+}

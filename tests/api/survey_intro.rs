@@ -289,3 +289,35 @@ pub fn element<'a>(html: &'a str, attribute: &str) -> &'a str {
     let end = at + html[at..].find('>').unwrap();
     &html[start..=end]
 }
+
+#[tokio::test]
+async fn the_created_survey_answers_with_its_researcher_contact_consent_and_language() {
+    let app = spawn_app().await;
+    let token = app.researcher_with_token("owner@example.org").await;
+    let definition = definition_with(json!({
+        "researcher": "Dr. Ada Lovelace",
+        "contact": "https://uni.example/ethics",
+        "consent": CONSENT,
+        "language": "fr",
+    }));
+    let created = app.create_survey(&token, &definition).await;
+    assert_eq!(created.status(), 201);
+    let body: Value = created.json().await.unwrap();
+    assert_eq!(body["researcher"], "Dr. Ada Lovelace");
+    assert_eq!(body["contact"], "https://uni.example/ethics");
+    assert_eq!(body["consent"], CONSENT);
+    assert_eq!(body["language"], "fr");
+
+    // Without them: the defaults, said as such.
+    let plain = app.create_survey(&token, &survey_definition(&[1.0])).await;
+    let body: Value = plain.json().await.unwrap();
+    assert_eq!(
+        (
+            &body["researcher"],
+            &body["contact"],
+            &body["consent"],
+            &body["language"]
+        ),
+        (&json!(""), &json!(""), &Value::Null, &json!("en"))
+    );
+}

@@ -30,7 +30,107 @@ pub fn hidden_field(html: &str, field: &str) -> String {
     html[start..end].to_owned()
 }
 
+/// An attribute's value in one tag (`name="x"` → `x`), entities decoded.
+fn attribute(tag: &str, name: &str) -> Option<String> {
+    let marker = format!(" {name}=\"");
+    let start = tag.find(&marker)? + marker.len();
+    let end = tag[start..].find('"')? + start;
+    Some(unescape(&tag[start..end]))
+}
+
+/// Undoes askama's HTML escaping.
+fn unescape(text: &str) -> String {
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&#34;", "\"")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+/// What a browser sends for the form whose `action` attribute is `action`: its named inputs
+/// (checked boxes only; no buttons), textareas and selects (the selected option, else the
+/// first), in page order. Inputs disabled by a script are sent here, as without script.
+pub fn form_fields(html: &str, action: &str) -> Vec<(String, String)> {
+    let start = html
+        .find(&format!("action=\"{action}\""))
+        .unwrap_or_else(|| panic!("no form posting to {action}"));
+    let end = html[start..].find("</form>").unwrap() + start;
+    let form = &html[start..end];
+    let mut fields = Vec::new();
+    let mut rest = form;
+    while let Some(open) = rest.find('<') {
+        rest = &rest[open..];
+        let tag_end = rest.find('>').unwrap();
+        let tag = &rest[..=tag_end];
+        let element = tag[1..]
+            .split(|c: char| c.is_whitespace() || c == '>')
+            .next()
+            .unwrap_or_default();
+        let name = attribute(tag, "name");
+        match (element, name) {
+            ("input", Some(name)) => {
+                let kind = attribute(tag, "type").unwrap_or_else(|| "text".to_owned());
+                let checkable = kind == "checkbox" || kind == "radio";
+                if kind != "submit" && (!checkable || tag.contains(" checked")) {
+                    let value = attribute(tag, "value").unwrap_or_else(|| {
+                        if checkable {
+                            "on".to_owned()
+                        } else {
+                            String::new()
+                        }
+                    });
+                    fields.push((name, value));
+                }
+            }
+            ("textarea", Some(name)) => {
+                let body = &rest[tag_end + 1..];
+                let close = body.find("</textarea>").unwrap();
+                fields.push((name, unescape(&body[..close])));
+            }
+            ("select", Some(name)) => {
+                let body = &rest[tag_end + 1..];
+                let options = &body[..body.find("</select>").unwrap()];
+                let chosen = options
+                    .split("<option")
+                    .skip(1)
+                    .find(|option| option.split('>').next().unwrap().contains(" selected"))
+                    .or_else(|| options.split("<option").nth(1))
+                    .map(|option| attribute(&format!("<option{option}"), "value").unwrap())
+                    .unwrap_or_default();
+                fields.push((name, chosen));
+            }
+            _ => {}
+        }
+        rest = &rest[tag_end + 1..];
+    }
+    fields
+}
+
 impl Browser {
+    /// Sends the builder's one form as the page holds it, with `changes` typed over it (a
+    /// field not in the page is added), the way a researcher edits and presses a button.
+    pub async fn save_builder(
+        &mut self,
+        slug: &str,
+        changes: &[(&str, &str)],
+    ) -> reqwest::Response {
+        let path = format!("/surveys/{slug}/edit");
+        let html = self.get_html(&path).await;
+        let mut fields = form_fields(&html, &path);
+        for (name, value) in changes {
+            match fields.iter_mut().find(|(existing, _)| existing == name) {
+                Some(field) => field.1 = (*value).to_owned(),
+                None => fields.push(((*name).to_owned(), (*value).to_owned())),
+            }
+        }
+        let fields: Vec<(&str, &str)> = fields
+            .iter()
+            .map(|(name, value)| (name.as_str(), value.as_str()))
+            .collect();
+        self.post_form(&path, &fields).await
+    }
+
     pub fn new(app: &TestApp) -> Self {
         Self {
             base: app.address.clone(),

@@ -2,7 +2,7 @@
 //! live results (HTML and the JSON API with the session cookie), exports, tokens.
 
 use crate::common::{parse_invitations, spawn_app, TestApp};
-use crate::workspace::{question_ids, signed_in, Browser};
+use crate::workspace::{form_fields, question_ids, signed_in, Browser};
 use randomized_response::{Confidence, Design, NumberDesign, PrivacyLevel};
 use serde_json::{json, Value};
 
@@ -13,9 +13,13 @@ async fn a_researcher_builds_a_draft_previews_it_opens_it_and_watches_results() 
     let slug = researcher.create_draft("Habits", "First?").await;
     for text in ["Second?", "Third?"] {
         let added = researcher
-            .post_with_csrf(
-                &format!("/surveys/{slug}/questions"),
-                &[("text", text), ("epsilon", "1.0"), ("required", "on")],
+            .save_builder(
+                &slug,
+                &[
+                    ("new-text", text),
+                    ("new-epsilon", "1.0"),
+                    ("action", "add"),
+                ],
             )
             .await;
         assert_eq!(added.status(), 303);
@@ -24,21 +28,14 @@ async fn a_researcher_builds_a_draft_previews_it_opens_it_and_watches_results() 
     assert_eq!(ids.len(), 3);
 
     // Reorder: the third moves up, above the second.
-    let moved = researcher
-        .post_with_csrf(
-            &format!("/surveys/{slug}/questions/{}/move", ids[2]),
-            &[("direction", "up")],
-        )
-        .await;
+    let up = format!("up-{}", ids[2]);
+    let moved = researcher.save_builder(&slug, &[("action", &up)]).await;
     assert_eq!(moved.status(), 303);
     assert_eq!(question_ids(&app, &slug), [ids[0], ids[2], ids[1]]);
 
     // Edit the first question's ε: the builder shows what ε = 2 means.
     let edited = researcher
-        .post_with_csrf(
-            &format!("/surveys/{slug}/questions/{}", ids[0]),
-            &[("text", "First, edited?"), ("epsilon", "2")],
-        )
+        .save_builder(&slug, &[("q0-text", "First, edited?"), ("q0-epsilon", "2")])
         .await;
     assert_eq!(edited.status(), 303);
     let builder = researcher.get_html(&format!("/surveys/{slug}/edit")).await;
@@ -48,16 +45,12 @@ async fn a_researcher_builds_a_draft_previews_it_opens_it_and_watches_results() 
     assert!(builder.contains(">3455</output>"), "±5 % at 95 % for ε = 1");
 
     // Delete the last question; an invalid ε is refused with a clear message.
-    let deleted = researcher
-        .post_with_csrf(&format!("/surveys/{slug}/questions/{}/delete", ids[1]), &[])
-        .await;
+    let delete = format!("delete-{}", ids[1]);
+    let deleted = researcher.save_builder(&slug, &[("action", &delete)]).await;
     assert_eq!(deleted.status(), 303);
     assert_eq!(question_ids(&app, &slug), [ids[0], ids[2]]);
     let invalid = researcher
-        .post_with_csrf(
-            &format!("/surveys/{slug}/questions/{}", ids[0]),
-            &[("text", "Bad ε?"), ("epsilon", "50")],
-        )
+        .save_builder(&slug, &[("q0-text", "Bad ε?"), ("q0-epsilon", "50")])
         .await;
     assert_eq!(invalid.status(), 400);
     assert!(invalid
@@ -73,19 +66,25 @@ async fn a_researcher_builds_a_draft_previews_it_opens_it_and_watches_results() 
     assert!(preview.contains("Preview: this is the form as respondents will"));
     assert!(preview.contains("data-accepting=\"false\""));
 
-    // Open, after the confirmation page.
+    // Open, after the confirmation page; the builder's form from before is then refused.
+    let edit = format!("/surveys/{slug}/edit");
+    let mut stale = form_fields(&researcher.get_html(&edit).await, &edit);
     let confirm = researcher.get_html(&format!("/surveys/{slug}/open")).await;
     assert!(confirm.contains("is frozen"));
     let opened = researcher
         .post_with_csrf(&format!("/surveys/{slug}/open"), &[])
         .await;
     assert_eq!(opened.status(), 303);
-    let frozen = researcher
-        .post_with_csrf(
-            &format!("/surveys/{slug}/questions/{}", ids[0]),
-            &[("text", "Too late?"), ("epsilon", "0.5")],
-        )
-        .await;
+    for (name, value) in &mut stale {
+        if name == "q0-text" {
+            *value = "Too late?".to_owned();
+        }
+    }
+    let stale: Vec<(&str, &str)> = stale
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.as_str()))
+        .collect();
+    let frozen = researcher.post_form(&edit, &stale).await;
     assert_eq!(frozen.status(), 409);
 
     for answer in [1, 0, 1, 1] {
@@ -149,9 +148,8 @@ async fn a_draft_is_deleted_only_with_its_confirmation_and_keeps_one_question() 
     let mut researcher = signed_in(&app, "owner@example.org").await;
     let slug = researcher.create_draft("To delete", "Only question?").await;
     let ids = question_ids(&app, &slug);
-    let last = researcher
-        .post_with_csrf(&format!("/surveys/{slug}/questions/{}/delete", ids[0]), &[])
-        .await;
+    let delete = format!("delete-{}", ids[0]);
+    let last = researcher.save_builder(&slug, &[("action", &delete)]).await;
     assert_eq!(last.status(), 409);
     let unconfirmed = researcher
         .post_with_csrf(&format!("/surveys/{slug}/delete"), &[])
@@ -317,6 +315,26 @@ async fn a_survey_open_to_anyone_offers_no_invitations_and_refuses_to_make_them(
 
 /// Every input of a builder form's type and design, as a browser without the page's script
 /// sends them (the inputs of the other designs included), with `chosen` in place.
+/// A question's fields in the builder's one form (`{prefix}-text`, `{prefix}-epsilon`, …),
+/// and the button pressed.
+fn prefixed(
+    prefix: &str,
+    text: &str,
+    design: &[(&str, &str)],
+    action: &str,
+) -> Vec<(String, String)> {
+    let mut form = vec![
+        (format!("{prefix}-text"), text.to_owned()),
+        ("action".to_owned(), action.to_owned()),
+    ];
+    form.extend(
+        design
+            .iter()
+            .map(|(name, value)| (format!("{prefix}-{name}"), (*value).to_owned())),
+    );
+    form
+}
+
 fn design_inputs<'a>(chosen: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
     let mut inputs = vec![
         ("type", "yes_no"),
@@ -412,11 +430,9 @@ async fn build_every_type(researcher: &mut Browser) -> String {
         .unwrap()
         .to_owned();
     for (text, chosen) in &EVERY_TYPE[1..] {
-        let mut form = vec![("text", *text)];
-        form.extend(design_inputs(chosen));
-        let added = researcher
-            .post_with_csrf(&format!("/surveys/{slug}/questions"), &form)
-            .await;
+        let form = prefixed("new", text, &design_inputs(chosen), "add");
+        let form: Vec<(&str, &str)> = form.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+        let added = researcher.save_builder(&slug, &form).await;
         assert_eq!(
             added.status(),
             303,
@@ -462,16 +478,20 @@ async fn a_researcher_builds_a_survey_of_every_type_and_design_through_the_build
 
     // A saved question changes type: the mirrored yes/no question becomes a number.
     let ids = question_ids(&app, &slug);
-    let mut form = vec![("text", "How many times have you shoplifted?")];
-    form.extend(design_inputs(&[
-        ("type", "number"),
-        ("epsilon", "0.5"),
-        ("min", "0"),
-        ("max", "5"),
-    ]));
-    let changed = researcher
-        .post_with_csrf(&format!("/surveys/{slug}/questions/{}", ids[5]), &form)
-        .await;
+    let form = prefixed(
+        "q5",
+        "How many times have you shoplifted?",
+        &design_inputs(&[
+            ("type", "number"),
+            ("epsilon", "0.5"),
+            ("min", "0"),
+            ("max", "5"),
+        ]),
+        "save",
+    );
+    assert_eq!(ids.len(), 6);
+    let form: Vec<(&str, &str)> = form.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+    let changed = researcher.save_builder(&slug, &form).await;
     assert_eq!(changed.status(), 303);
 
     // Opened, the public definition holds every type and design as typed.
@@ -536,16 +556,19 @@ async fn an_infinite_epsilon_design_is_refused_with_its_reason_and_everything_ty
     let slug = researcher.create_draft("Refusals", "First?").await;
 
     // Forced response without a forced "no": a reported No would prove a true No.
-    let mut form = vec![("text", "Have you driven after drinking?")];
-    form.extend(design_inputs(&[
-        ("design", "forced_response"),
-        ("answer_truthfully", "0.8"),
-        ("forced_yes", "0.2"),
-        ("forced_no", "0"),
-    ]));
-    let refused = researcher
-        .post_with_csrf(&format!("/surveys/{slug}/questions"), &form)
-        .await;
+    let form = prefixed(
+        "new",
+        "Have you driven after drinking?",
+        &design_inputs(&[
+            ("design", "forced_response"),
+            ("answer_truthfully", "0.8"),
+            ("forced_yes", "0.2"),
+            ("forced_no", "0"),
+        ]),
+        "add",
+    );
+    let form: Vec<(&str, &str)> = form.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+    let refused = researcher.save_builder(&slug, &form).await;
     assert_eq!(refused.status(), 400);
     let page = refused.text().await.unwrap();
     let alert = element(&page, "error-new");
@@ -566,22 +589,25 @@ async fn an_infinite_epsilon_design_is_refused_with_its_reason_and_everything_ty
     assert_eq!(question_ids(&app, &slug).len(), 1, "nothing was added");
 
     // The same on a saved question: an unrelated question that is always Yes.
-    let id = question_ids(&app, &slug)[0];
-    let mut form = vec![("text", "First, changed?")];
-    form.extend(design_inputs(&[
-        ("design", "unrelated_question"),
-        ("answer_truthfully", "0.6"),
-        ("innocuous_yes", "1"),
-    ]));
-    let refused = researcher
-        .post_with_csrf(&format!("/surveys/{slug}/questions/{id}"), &form)
-        .await;
+    let form = prefixed(
+        "q0",
+        "First, changed?",
+        &design_inputs(&[
+            ("design", "unrelated_question"),
+            ("answer_truthfully", "0.6"),
+            ("innocuous_yes", "1"),
+        ]),
+        "save",
+    );
+    let form: Vec<(&str, &str)> = form.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+    let refused = researcher.save_builder(&slug, &form).await;
     assert_eq!(refused.status(), 400);
     let page = refused.text().await.unwrap();
-    assert!(element(&page, &format!("error-q{id}")).contains("role=\"alert\""));
+    // The builder's one form names a question's fields by its place on the page.
+    assert!(element(&page, "error-q0").contains("role=\"alert\""));
     assert!(page.contains("a report of No would prove the true answer is No"));
     assert!(page.contains(">First, changed?</textarea>"));
-    assert!(element(&page, &format!("q{id}-innocuous_yes")).contains("value=\"1\""));
+    assert!(element(&page, "q0-innocuous_yes").contains("value=\"1\""));
     let builder = researcher.get_html(&format!("/surveys/{slug}/edit")).await;
     assert!(
         builder.contains(">First?</textarea>"),

@@ -14,10 +14,6 @@ use deniable::domain::{ResearcherId, SecretToken};
 const OWNER_ROUTES: &[(&str, &str)] = &[
     ("GET", "/surveys/{slug}/edit"),
     ("POST", "/surveys/{slug}/edit"),
-    ("POST", "/surveys/{slug}/questions"),
-    ("POST", "/surveys/{slug}/questions/{id}"),
-    ("POST", "/surveys/{slug}/questions/{id}/move"),
-    ("POST", "/surveys/{slug}/questions/{id}/delete"),
     ("GET", "/surveys/{slug}/preview"),
     ("GET", "/surveys/{slug}/open"),
     ("POST", "/surveys/{slug}/open"),
@@ -492,20 +488,26 @@ async fn hostile_titles_and_question_texts_render_inert_on_every_page_including_
     let slug = owner.create_draft(&title, PAYLOADS[0]).await;
     for payload in &PAYLOADS[1..] {
         let added = owner
-            .post_with_csrf(
-                &format!("/surveys/{slug}/questions"),
-                &[("text", payload), ("epsilon", "1.5"), ("required", "on")],
+            .save_builder(
+                &slug,
+                &[
+                    ("new-text", payload),
+                    ("new-epsilon", "1.5"),
+                    ("action", "add"),
+                ],
             )
             .await;
         assert_eq!(added.status(), 303);
     }
     let described = owner
-        .post_with_csrf(
-            &format!("/surveys/{slug}/edit"),
+        .save_builder(
+            &slug,
             &[
                 ("title", &title),
                 ("description", &title),
                 ("planned_respondents", "100"),
+                ("researcher", &title),
+                ("consent", &title),
             ],
         )
         .await;

@@ -259,14 +259,15 @@ test('switching type and design shows the inputs that apply and the server’s l
   await page.locator('#new-type').selectOption('choice');
   await page.locator('#new-text').fill('How often do you gamble?');
   await figure(page, 'needed-5').filter({ hasText: new RegExp(`^${choice.body.display.respondents_needed_5}$`) }).waitFor();
-  const posted = page.waitForRequest((request) => request.method() === 'POST' && request.url().includes('/questions'));
+  const posted = page.waitForRequest((request) => request.method() === 'POST' && request.url().endsWith('/edit'));
   await page.getByRole('button', { name: 'Add question' }).click();
   const fields = new URLSearchParams((await posted).postData());
-  assert.equal(fields.get('type'), 'choice');
-  for (const name of ['design', 'forced_no', 'min']) assert.equal(fields.has(name), false, `${name} not sent`);
+  assert.equal(fields.get('new-type'), 'choice');
+  assert.equal(fields.get('action'), 'add');
+  for (const name of ['design', 'forced_no', 'min']) assert.equal(fields.has(`new-${name}`), false, `new-${name} not sent`);
   await page.waitForURL('**/edit**');
   const saved = page.locator('.questions .question-card').nth(1);
-  assert.equal(await saved.locator('select[name="type"]').inputValue(), 'choice');
+  assert.equal(await saved.locator('select[data-design-type]').inputValue(), 'choice');
   assert.equal(await saved.locator('[data-figure="needed-5"]').textContent(), choice.body.display.respondents_needed_5);
   await screenshots(page, 'builder-types');
 

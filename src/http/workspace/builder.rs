@@ -8,13 +8,13 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::design::{DesignEditor, DesignForm, PLANNING_CONFIDENCE};
+use super::draft_form::{DraftAction, DraftChanges, Place, TypedDraft};
 use super::{html, owned_survey, see_other, CsrfForm, Nav, Page};
 use crate::breakdown::BreakdownReleases;
 use crate::db::queries;
 use crate::db::Database;
 use crate::domain::{
-    ClosingTime, DefinedQuestion, DesignName, GroupingDefinition, QuestionDefinition,
-    QuestionDesign, QuestionId, QuestionType, Slug, StoppingRule, SurveyDetails, SurveyStatus,
+    DesignName, Language, QuestionDesign, QuestionType, ResearcherId, Slug, SurveyStatus,
 };
 use crate::error::AppError;
 use crate::http::auth::{Session, SignedIn};
@@ -59,6 +59,8 @@ pub(super) fn design_label(design: &QuestionDesign) -> String {
 /// One question on the builder's page (and on the confirmation before opening).
 struct BuilderQuestion {
     id: i64,
+    /// Its place in the builder's one form: its fields are `q{index}-…`.
+    index: usize,
     number: u32,
     text: String,
     label: String,
@@ -85,8 +87,18 @@ struct BuilderPage {
     slug: String,
     title: String,
     description: String,
-    planned_respondents: u64,
+    planned_respondents: String,
     requires_invitation: bool,
+    /// What respondents are told first, as the form shows it.
+    researcher: String,
+    contact: String,
+    consent: String,
+    language: String,
+    /// The form languages: code and own name.
+    languages: Vec<(&'static str, &'static str)>,
+    /// Why the last save was refused, beside the details or the introduction.
+    details_error: Option<String>,
+    intro_error: Option<String>,
     /// The stopping rule as the form shows it: blank, or the target and the closing time
     /// (`datetime-local`'s `YYYY-MM-DDTHH:MM:SS`, UTC).
     target_responses: String,
@@ -103,10 +115,28 @@ struct BuilderPage {
     new_question: NewQuestion,
 }
 
-/// A question form the server refused, to show again on the builder's page.
-enum Refused<'a> {
-    Question(QuestionId, &'a QuestionForm, AppError),
-    New(&'a QuestionForm, AppError),
+/// The builder's one form as the server refused it: everything as typed, to show again,
+/// and where its reason goes.
+struct Refused<'a> {
+    draft: &'a TypedDraft,
+    place: Place,
+    error: AppError,
+}
+
+/// The page's own fields: the survey's, or the refused form's as typed.
+struct TypedFields {
+    title: String,
+    description: String,
+    planned_respondents: String,
+    requires_invitation: bool,
+    target_responses: String,
+    closes_at: String,
+    researcher: String,
+    contact: String,
+    consent: String,
+    language: String,
+    details_error: Option<String>,
+    intro_error: Option<String>,
 }
 
 async fn builder_page(
@@ -119,14 +149,14 @@ async fn builder_page(
     let editable = survey.status == SurveyStatus::Draft;
     if !editable {
         // Nothing to show the form again in: the refusal itself is the answer.
-        if let Some(Refused::Question(_, _, error) | Refused::New(_, error)) = refused {
-            return Err(error.into());
+        if let Some(refused) = refused {
+            return Err(refused.error.into());
         }
     }
     let count = survey.questions.len() + survey.groupings.len();
     let mut new_question = NewQuestion {
         text: String::new(),
-        editor: DesignEditor::blank("new")?,
+        editor: DesignEditor::blank("new")?.named(),
         error: None,
     };
     let mut questions = survey
@@ -139,10 +169,11 @@ async fn builder_page(
                 text: question.text.clone(),
                 label: design_label(&question.design),
                 options: question.design.options().unwrap_or_default().to_vec(),
-                editor: DesignEditor::of(format!("q{}", question.id.get()), &question.design)?,
+                editor: DesignEditor::of(String::new(), &question.design)?,
                 error: None,
                 first: false,
                 last: false,
+                index: 0,
             })
         })
         .chain(survey.groupings.iter().map(|grouping| {
@@ -156,12 +187,13 @@ async fn builder_page(
                 ),
                 options: grouping.options.clone(),
                 editor: DesignEditor::new(
-                    format!("q{}", grouping.id.get()),
+                    String::new(),
                     DesignForm::of_grouping(&grouping.options),
                 )?,
                 error: None,
                 first: false,
                 last: false,
+                index: 0,
             })
         }))
         .collect::<Result<Vec<_>, AppError>>()?;
@@ -169,43 +201,18 @@ async fn builder_page(
     for (index, question) in questions.iter_mut().enumerate() {
         question.first = index == 0;
         question.last = index + 1 == count;
+        question.index = index;
+        question.editor.prefix = format!("q{index}");
+        question.editor.name_prefix = format!("q{index}-");
     }
     let status = refused
         .as_ref()
         .map_or(StatusCode::OK, |_| StatusCode::BAD_REQUEST);
-    match refused {
-        Some(Refused::Question(id, form, error)) => {
-            let question = questions
-                .iter_mut()
-                .find(|question| question.id == id.get())
-                .ok_or(AppError::NotFound("question"))?;
-            question.text = form.text.clone();
-            question.editor =
-                DesignEditor::new(question.editor.prefix.clone(), form.design.clone())?;
-            question.error = Some(error.public_message());
-        }
-        Some(Refused::New(form, error)) => {
-            new_question = NewQuestion {
-                text: form.text.clone(),
-                editor: DesignEditor::new("new".to_owned(), form.design.clone())?,
-                error: Some(error.public_message()),
-            };
-        }
-        None => {}
-    }
-    let confidence = Confidence::new(PLANNING_CONFIDENCE).map_err(AppError::internal)?;
-    let sizes = survey_planned_sizes(&survey, PLANNING_HALF_WIDTH, confidence)?;
-    let mut response = html(&BuilderPage {
-        sizes,
-        nav: Some(Nav::of(session)),
-        csrf: session.csrf.as_str().to_owned(),
-        slug: survey.slug.to_string(),
-        total_epsilon: format!("{:.2}", survey.total_epsilon()),
-        status: survey.status.as_str(),
-        editable,
-        title: survey.title,
-        description: survey.description,
-        planned_respondents: survey.planned_respondents,
+    let intro = &survey.intro;
+    let mut typed = TypedFields {
+        title: survey.title.clone(),
+        description: survey.description.clone(),
+        planned_respondents: survey.planned_respondents.to_string(),
         requires_invitation: survey.requires_invitation,
         target_responses: survey
             .stopping_rule
@@ -217,6 +224,93 @@ async fn builder_page(
             .map_or_else(String::new, |at| {
                 at.to_string().trim_end_matches('Z').to_owned()
             }),
+        researcher: intro.researcher().to_owned(),
+        contact: intro.contact_text().to_owned(),
+        consent: intro.consent().unwrap_or_default().to_owned(),
+        language: intro.language().as_str().to_owned(),
+        details_error: None,
+        intro_error: None,
+    };
+    if let Some(Refused {
+        draft,
+        place,
+        error,
+    }) = refused
+    {
+        typed = TypedFields {
+            title: draft.title.clone(),
+            description: draft.description.clone(),
+            planned_respondents: draft.planned_respondents.clone(),
+            requires_invitation: draft.requires_invitation,
+            target_responses: draft.target_responses.clone(),
+            closes_at: draft.closes_at.clone(),
+            researcher: draft.researcher.clone(),
+            contact: draft.contact.clone(),
+            consent: draft.consent.clone(),
+            language: draft.language.clone(),
+            details_error: None,
+            intro_error: None,
+        };
+        // Every question as typed (matched by id: the page may be older than the survey).
+        for typed_question in &draft.questions {
+            if let Some(question) = questions
+                .iter_mut()
+                .find(|question| question.id == typed_question.id.get())
+            {
+                question.text = typed_question.text.clone();
+                let editor = DesignEditor::new(
+                    question.editor.prefix.clone(),
+                    typed_question.design.clone(),
+                )?;
+                question.editor = editor.named();
+            }
+        }
+        new_question.text = draft.new_text.clone();
+        new_question.editor =
+            DesignEditor::new("new".to_owned(), draft.new_design.clone())?.named();
+        let message = Some(error.public_message());
+        match place {
+            Place::Details => typed.details_error = message,
+            Place::Intro => typed.intro_error = message,
+            Place::New => new_question.error = message,
+            Place::Question(id) => {
+                if let Some(question) = questions
+                    .iter_mut()
+                    .find(|question| question.id == id.get())
+                {
+                    question.error = message;
+                } else {
+                    typed.details_error = message;
+                }
+            }
+        }
+    }
+    let confidence = Confidence::new(PLANNING_CONFIDENCE).map_err(AppError::internal)?;
+    let sizes = survey_planned_sizes(&survey, PLANNING_HALF_WIDTH, confidence)?;
+    let mut response = html(&BuilderPage {
+        sizes,
+        nav: Some(Nav::of(session)),
+        csrf: session.csrf.as_str().to_owned(),
+        slug: survey.slug.to_string(),
+        total_epsilon: format!("{:.2}", survey.total_epsilon()),
+        status: survey.status.as_str(),
+        editable,
+        title: typed.title,
+        description: typed.description,
+        planned_respondents: typed.planned_respondents,
+        requires_invitation: typed.requires_invitation,
+        target_responses: typed.target_responses,
+        closes_at: typed.closes_at,
+        researcher: typed.researcher,
+        contact: typed.contact,
+        consent: typed.consent,
+        language: typed.language,
+        languages: Language::ALL
+            .iter()
+            .map(|language| (language.as_str(), language.name()))
+            .collect(),
+        details_error: typed.details_error,
+        intro_error: typed.intro_error,
         rule_text: match (
             survey.stopping_rule.target_responses(),
             survey.stopping_rule.closes_at(),
@@ -249,219 +343,67 @@ pub async fn builder(
     builder_page(&db, &signed_in.0, &slug, None).await
 }
 
-#[derive(Deserialize)]
-pub struct DetailsForm {
-    #[serde(default)]
-    csrf: String,
-    title: String,
-    #[serde(default)]
-    description: String,
-    planned_respondents: u64,
-    /// The checkbox: present when responses need a single-use invitation.
-    requires_invitation: Option<String>,
-    /// Fixed in advance: a target number of responses (blank: none).
-    #[serde(default)]
-    target_responses: String,
-    /// Fixed in advance: a closing time in UTC, as a `datetime-local` input sends it
-    /// (`2027-01-31T23:59`, seconds optional) or in RFC 3339 (blank: none).
-    #[serde(default)]
-    closes_at: String,
-}
-
-impl DetailsForm {
-    /// The stopping rule as typed: blank fields are no rule.
-    fn stopping_rule(&self) -> Result<StoppingRule, AppError> {
-        let target = self.target_responses.trim();
-        let target = if target.is_empty() {
-            None
-        } else {
-            Some(target.parse::<u64>().map_err(|_| {
-                AppError::invalid(
-                    "invalid_target_responses",
-                    format!("the target must be a whole number of responses, not {target:?}"),
-                )
-            })?)
-        };
-        let closes_at = utc_input(self.closes_at.trim());
-        StoppingRule::parse(target, closes_at.as_deref(), ClosingTime::now())
-    }
-}
-
-/// A `datetime-local` value read as UTC (`2027-01-31T23:59` → `2027-01-31T23:59:00Z`);
-/// anything else is passed on as typed, to be parsed as RFC 3339. `None` when blank.
-fn utc_input(text: &str) -> Option<String> {
-    match text.len() {
-        0 => None,
-        16 if text.as_bytes()[10] == b'T' => Some(format!("{text}:00Z")),
-        19 if text.as_bytes()[10] == b'T' => Some(format!("{text}Z")),
-        _ => Some(text.to_owned()),
-    }
-}
-
-fn back_to_builder(slug: &Slug) -> HttpResponse {
-    see_other(&format!("/surveys/{slug}/edit"))
-}
-
-/// POST /surveys/{slug}/edit: title, description, planned respondents, invitations.
-pub async fn update_details(
+/// POST /surveys/{slug}/edit: the builder's one form. Everything typed — details, what
+/// respondents are told first, the stopping rule and every question — is saved in one
+/// transaction, then the pressed button's action (add, delete or move a question) applies.
+/// A refusal shows the page again, 400, with everything as typed and the reason beside
+/// the part it concerns; nothing is saved then.
+pub async fn save_draft(
     db: web::Data<Database>,
     signed_in: SignedIn,
     slug: web::Path<String>,
-    form: web::Form<DetailsForm>,
+    form: web::Form<Vec<(String, String)>>,
 ) -> Page {
     let session = signed_in.0;
-    session.check_csrf(&form.csrf)?;
+    let draft = TypedDraft::read(form.into_inner())?;
+    session.check_csrf(&draft.csrf)?;
     let slug = Slug::parse(&slug)?;
-    let details = SurveyDetails::parse(
-        &form.title,
-        &form.description,
-        Some(form.planned_respondents),
+    let changes = match draft.check() {
+        Ok(changes) => changes,
+        Err((place, error @ AppError::Invalid { .. })) => {
+            let refused = Refused {
+                draft: &draft,
+                place,
+                error,
+            };
+            return builder_page(&db, &session, slug.as_str(), Some(refused)).await;
+        }
+        Err((_, error)) => return Err(error.into()),
+    };
+    let anchor = changes.action.anchor();
+    let (researcher, target) = (session.researcher, slug.clone());
+    db.write(move |connection| save_changes(connection, &target, researcher, changes))
+        .await?;
+    Ok(see_other(&format!("/surveys/{slug}/edit{anchor}")))
+}
+
+/// One transaction: a failure anywhere leaves the draft as it was.
+fn save_changes(
+    connection: &rusqlite::Connection,
+    slug: &Slug,
+    researcher: ResearcherId,
+    changes: DraftChanges,
+) -> Result<(), AppError> {
+    queries::update_survey_details(
+        connection,
+        slug,
+        researcher,
+        &changes.details,
+        changes.requires_invitation,
     )?;
-    let requires_invitation = form.requires_invitation.is_some();
-    let rule = form.stopping_rule()?;
-    let (researcher, target) = (session.researcher, slug.clone());
-    db.write(move |connection| {
-        queries::update_survey_details(
-            connection,
-            &target,
-            researcher,
-            &details,
-            requires_invitation,
-        )?;
-        queries::update_stopping_rule(connection, &target, researcher, rule)
-    })
-    .await?;
-    Ok(back_to_builder(&slug))
-}
-
-/// A question as the builder's forms send it: its text, type and design.
-#[derive(Deserialize)]
-pub struct QuestionForm {
-    #[serde(default)]
-    csrf: String,
-    #[serde(default)]
-    text: String,
-    #[serde(flatten)]
-    design: DesignForm,
-}
-
-impl QuestionForm {
-    fn parse(&self) -> Result<DefinedQuestion, AppError> {
-        if self.design.is_grouping() {
-            return Ok(DefinedQuestion::Grouping(GroupingDefinition::of(
-                "question",
-                &self.text,
-                &self.design.option_lines(),
-            )?));
-        }
-        Ok(DefinedQuestion::Randomized(Box::new(
-            QuestionDefinition::of("question", &self.text, &self.design.to_fields("question")?)?,
-        )))
+    queries::update_stopping_rule(connection, slug, researcher, changes.rule)?;
+    queries::update_survey_intro(connection, slug, researcher, &changes.intro)?;
+    for (id, question) in &changes.questions {
+        queries::update_question(connection, slug, researcher, *id, question)?;
     }
-}
-
-/// POST /surveys/{slug}/questions: a new question at the end.
-pub async fn add_question(
-    db: web::Data<Database>,
-    signed_in: SignedIn,
-    slug: web::Path<String>,
-    form: web::Form<QuestionForm>,
-) -> Page {
-    let session = signed_in.0;
-    session.check_csrf(&form.csrf)?;
-    let slug = Slug::parse(&slug)?;
-    let question = match form.parse() {
-        Ok(question) => question,
-        Err(error @ AppError::Invalid { .. }) => {
-            let refused = Refused::New(&form, error);
-            return builder_page(&db, &session, slug.as_str(), Some(refused)).await;
-        }
-        Err(error) => return Err(error.into()),
-    };
-    let (researcher, target) = (session.researcher, slug.clone());
-    db.write(move |connection| queries::add_question(connection, &target, researcher, &question))
-        .await?;
-    Ok(back_to_builder(&slug))
-}
-
-fn question_path(path: (String, i64)) -> Result<(Slug, QuestionId), AppError> {
-    Ok((Slug::parse(&path.0)?, QuestionId::from_stored(path.1)))
-}
-
-/// POST /surveys/{slug}/questions/{id}: its text, type and design.
-pub async fn update_question(
-    db: web::Data<Database>,
-    signed_in: SignedIn,
-    path: web::Path<(String, i64)>,
-    form: web::Form<QuestionForm>,
-) -> Page {
-    let session = signed_in.0;
-    session.check_csrf(&form.csrf)?;
-    let (slug, question) = question_path(path.into_inner())?;
-    let definition = match form.parse() {
-        Ok(definition) => definition,
-        Err(error @ AppError::Invalid { .. }) => {
-            let refused = Refused::Question(question, &form, error);
-            return builder_page(&db, &session, slug.as_str(), Some(refused)).await;
-        }
-        Err(error) => return Err(error.into()),
-    };
-    let (researcher, target) = (session.researcher, slug.clone());
-    db.write(move |connection| {
-        queries::update_question(connection, &target, researcher, question, &definition)
-    })
-    .await?;
-    Ok(back_to_builder(&slug))
-}
-
-#[derive(Deserialize)]
-pub struct MoveForm {
-    #[serde(default)]
-    csrf: String,
-    direction: String,
-}
-
-/// POST /surveys/{slug}/questions/{id}/move: `direction` is `up` or `down`.
-pub async fn move_question(
-    db: web::Data<Database>,
-    signed_in: SignedIn,
-    path: web::Path<(String, i64)>,
-    form: web::Form<MoveForm>,
-) -> Page {
-    let session = signed_in.0;
-    session.check_csrf(&form.csrf)?;
-    let (slug, question) = question_path(path.into_inner())?;
-    let up = match form.direction.as_str() {
-        "up" => true,
-        "down" => false,
-        _ => {
-            return Err(
-                AppError::invalid("invalid_direction", "a question moves up or down").into(),
-            )
-        }
-    };
-    let (researcher, target) = (session.researcher, slug.clone());
-    db.write(move |connection| {
-        queries::move_question(connection, &target, researcher, question, up)
-    })
-    .await?;
-    Ok(back_to_builder(&slug))
-}
-
-/// POST /surveys/{slug}/questions/{id}/delete
-pub async fn delete_question(
-    db: web::Data<Database>,
-    signed_in: SignedIn,
-    path: web::Path<(String, i64)>,
-    form: web::Form<CsrfForm>,
-) -> Page {
-    let session = signed_in.0;
-    session.check_csrf(&form.csrf)?;
-    let (slug, question) = question_path(path.into_inner())?;
-    let (researcher, target) = (session.researcher, slug.clone());
-    db.write(move |connection| queries::delete_question(connection, &target, researcher, question))
-        .await?;
-    Ok(back_to_builder(&slug))
+    if let Some(question) = &changes.new_question {
+        queries::add_question(connection, slug, researcher, question)?;
+    }
+    match changes.action {
+        DraftAction::Delete(id) => queries::delete_question(connection, slug, researcher, id),
+        DraftAction::Move(id, up) => queries::move_question(connection, slug, researcher, id, up),
+        DraftAction::Save | DraftAction::Add => Ok(()),
+    }
 }
 
 /// GET /surveys/{slug}/preview: the respondent's form, sending disabled.
@@ -513,6 +455,7 @@ pub async fn confirm_open(
                 error: None,
                 first: false,
                 last: false,
+                index: 0,
             })
         })
         .collect::<Result<Vec<_>, AppError>>()?;

@@ -477,6 +477,9 @@ impl FiguresText {
 pub struct DesignEditor {
     /// Makes the inputs' ids unique on the page: `q12`, `new`, `first`.
     pub prefix: String,
+    /// Prefixes the inputs' names where one form holds several questions (`q0-`, `new-`);
+    /// empty where the form has one question.
+    pub name_prefix: String,
     pub form: DesignForm,
     pub figures: FiguresText,
     pub figures_url: &'static str,
@@ -490,6 +493,7 @@ impl DesignEditor {
     pub fn new(prefix: String, form: DesignForm) -> Result<Self, AppError> {
         Ok(Self {
             prefix,
+            name_prefix: String::new(),
             figures: FiguresText::of_form(&form)?,
             form,
             figures_url: FIGURES_PATH,
@@ -507,6 +511,13 @@ impl DesignEditor {
     /// A new question's: the defaults.
     pub fn blank(prefix: &str) -> Result<Self, AppError> {
         Self::new(prefix.to_owned(), DesignForm::default_values())
+    }
+
+    /// The same editor with its inputs named `{prefix}-type`, `{prefix}-epsilon`, … (the
+    /// builder's one form).
+    pub fn named(mut self) -> Self {
+        self.name_prefix = format!("{}-", self.prefix);
+        self
     }
 
     /// The `data-applies` of one input (see [`applies_to`]).

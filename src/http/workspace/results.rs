@@ -532,6 +532,8 @@ pub struct ResultsPageQuery {
     /// The page's checkbox: present when on.
     simultaneous: Option<String>,
     by: Option<i64>,
+    /// Present mode's switch: `1` hides the estimates until the presenter reveals them.
+    hide: Option<String>,
 }
 
 fn blank_or_number<'de, D: serde::Deserializer<'de>>(
@@ -685,6 +687,16 @@ pub async fn live_results(
 struct PresentPage {
     view: ResultsView,
     qr_svg: String,
+    /// The room sees the link and the count only, not the estimates (so that answers
+    /// still to come are not swayed by them). Kept in the URL (`?hide=1`): it survives a
+    /// reload and a refresh, needs no script and no server state, and each screen has its
+    /// own; the estimates are then not in the page at all, not merely hidden by style.
+    hidden: bool,
+    /// The respondent link points at this machine only: phones cannot reach it.
+    loopback: bool,
+    /// The page's query without the switch, for the switch's form.
+    null: String,
+    simultaneous: bool,
 }
 
 /// The QR code of a link as an SVG element, rendered here (no image request, no script).
@@ -721,5 +733,12 @@ pub async fn present(
     .await?;
     let view = results_view(&request, &survey, &computed)?;
     let qr_svg = qr_svg(&view.respondent_link)?;
-    html(&PresentPage { view, qr_svg })
+    html(&PresentPage {
+        loopback: crate::http::public_url::is_loopback_link(&view.respondent_link),
+        hidden: matches!(query.hide.as_deref(), Some("1" | "on" | "true")),
+        null: view.null.clone(),
+        simultaneous: view.simultaneous,
+        qr_svg,
+        view,
+    })
 }
