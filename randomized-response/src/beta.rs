@@ -196,6 +196,30 @@ mod tests {
         }
     }
 
+    #[test]
+    fn the_inverse_keeps_its_contract_where_the_expansion_serves() {
+        // Clopper–Pearson shapes of 10⁵ to 2·10⁹ responses: Newton's evaluations and the
+        // closing of the bracket all fall in the expansion's region or next to it.
+        for &(a, b) in &[
+            (30_000.0, 70_001.0),
+            (3e6, 7e6 + 1.0),
+            (2e8 + 1.0, 8e8),
+            (1e9, 1e9 + 1.0),
+            (150.0, 1e9),
+        ] {
+            for &probability in &[1e-6, 0.005, 0.025, 0.5, 0.975, 0.999_999] {
+                let down = inverse_regularized_incomplete_beta(a, b, probability, Rounding::Down);
+                let up = inverse_regularized_incomplete_beta(a, b, probability, Rounding::Up);
+                assert!(
+                    down < up && up - down <= 1e-13,
+                    "a = {a}, b = {b}, p = {probability}"
+                );
+                assert!(regularized_incomplete_beta(a, b, down) < probability);
+                assert!(regularized_incomplete_beta(a, b, up) >= probability);
+            }
+        }
+    }
+
     fn binomial(n: u32, k: u32) -> f64 {
         (0..k).fold(1.0, |acc, i| acc * f64::from(n - i) / f64::from(i + 1))
     }
