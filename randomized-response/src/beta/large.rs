@@ -163,12 +163,13 @@ fn scaled_erfc(z: f64, z_squared: f64) -> f64 {
 
 /// `Σ_n d_n w₀ⁿ J_n(z₀)` of Algorithm 708's `BASYM` for `a, b ≥ 15`, `f = z₀²`.
 ///
-/// The coefficients: `a_n` of the expansion of the exponent's argument in powers of the
-/// scaled distance, `b_n` those of its powers `(i + 1)/2` (Cauchy products, the recurrence
-/// `m b_m = r m a_m + Σ_j (j r − (m − j)) a_j b_{m−j}`), `c_n = b_n/(n + 1)`, and `d_n` the
-/// reciprocal series' (`d_n = −(c_n + Σ d_{n−j} c_j)`). `J_n` runs by
+/// The coefficients follow the paper's recurrences (§4): `a_n` from `h` and
+/// `r₁ = (b − a)/max(a, b)`; for each power `r = −(i + 1)/2`, `b_n` by the Cauchy-product
+/// recurrence `m b_m = r m a_m + Σ_j (j r − (m − j)) a_j b_{m−j}`; `c_i = b_i/(i + 1)`; and
+/// `d_i = −(c_i + Σ_j d_{i−j} c_j)`. `J_n` runs by
 /// `J_n = 2^{−3/2} (√2 z₀)^{n−1} + (n − 1) J_{n−2}` from `J_0 = (√π/4) exp(z₀²) erfc(z₀)`
-/// and `J_1 = 2^{−3/2}`.
+/// and `J_1 = 2^{−3/2}`. At most `SERIES_TERMS` terms; each pair is smaller than the last
+/// by about `w₀²`.
 fn temme_series(a: f64, b: f64, f: f64) -> f64 {
     const ROOT_EIGHTH: f64 = 0.353_553_390_593_273_8; // 2^{−3/2}
     let z0 = libm::sqrt(f);
