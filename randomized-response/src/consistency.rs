@@ -202,6 +202,33 @@ mod tests {
     }
 
     #[test]
+    fn the_report_e_value_by_the_expansion_is_the_continued_fractions() {
+        // Counts around the floor's expectation at N = 10⁶, where the expansion serves and
+        // the continued fraction is still accurate to about 1e-13 (module beta::large).
+        let (total, floor) = (1_000_000_u64, 0.475);
+        let expected = floor * total as f64;
+        for offset in [-3_000.0, -1_000.0, -300.0, 0.0, 300.0, 1_000.0, 3_000.0] {
+            let count = (expected + offset) as u64;
+            let (a, c) = (count as f64 + 1.0, (total - count) as f64 + 1.0);
+            assert!(expansion(a, c, floor).is_some(), "offset {offset}");
+            let reference = if floor < (a + 1.0) / (a + c + 2.0) {
+                libm::log1p(-floor) + libm::log(continued_fraction(a, c, floor) / a)
+            } else {
+                let upper = libm::exp(ln_front(c, a, 1.0 - floor))
+                    * continued_fraction(c, a, 1.0 - floor)
+                    / c;
+                // I_b(a, c) = 1 − I_{1−b}(c, a).
+                libm::log1p(-floor) + libm::log1p(-upper) - ln_front(a, c, floor)
+            };
+            let value = ln_report_e_value(count, total, floor);
+            assert!(
+                (value - reference).abs() <= 1e-10 * (1.0 + reference.abs()),
+                "count = {count}: {value} vs {reference}"
+            );
+        }
+    }
+
+    #[test]
     fn the_report_e_value_is_the_mixture_integral_on_both_branches() {
         for &(count, total, floor) in &[
             (0_u64, 0_u64, 0.3),
