@@ -31,7 +31,7 @@
 //! "Game-theoretic statistics and safe anytime-valid inference", Statistical Science 38(4),
 //! 2023.
 
-use crate::beta::{continued_fraction, regularized_incomplete_beta};
+use crate::beta::{continued_fraction, expansion, ln_front, regularized_incomplete_beta};
 use crate::{Design, DesignError, Mechanism, NumberDesign};
 
 /// The level α of the consistency flag: reports are flagged when their e-value reaches
@@ -74,21 +74,31 @@ impl Consistency {
 }
 
 /// `ln E_r` for `count` reports of r out of `total`, with lower bound `floor` on its rate:
-/// `ln( B(n+1, N−n+1) I_b(n+1, N−n+1) / (b^{n+1} (1 − b)^{N−n}) )`.
+/// `ln( B(n+1, N−n+1) I_b(n+1, N−n+1) / (b^{n+1} (1 − b)^{N−n}) )`, that is
+/// `ln(1 − b) + ln( I_b(a, c) / F )` with `a = n + 1`, `c = N − n + 1` and the prefactor
+/// `F = b^a (1 − b)^c / B(a, c)`.
 ///
-/// With `a = n + 1`, `c = N − n + 1`: where `b < (a + 1)/(a + c + 2)` the continued fraction
-/// gives `I_b(a, c) = b^a (1 − b)^c cf / (a B(a, c))`, so `E = (1 − b) cf / a` without any
+/// Near the mean with a and c large, the asymptotic expansion gives `I/F` directly (below
+/// the mean, with no exponential at all), in a fixed number of operations. Elsewhere, where
+/// `b < (a + 1)/(a + c + 2)`, the continued fraction gives `I/F = cf/a` without any
 /// cancellation; above it (reports of r rarer than b: the evidence side) the complement
 /// `1 − I_{1−b}(c, a)` is used in logarithms.
 fn ln_report_e_value(count: u64, total: u64, floor: f64) -> f64 {
     let a = count as f64 + 1.0;
     let c = (total - count) as f64 + 1.0;
+    if let Some(expansion) = expansion(a, c, floor) {
+        let ln_ratio = if expansion.swapped {
+            libm::log1p(-expansion.tail()) - ln_front(a, c, floor)
+        } else {
+            libm::log(expansion.scaled) - expansion.ln_root
+        };
+        return libm::log1p(-floor) + ln_ratio;
+    }
     if floor < (a + 1.0) / (a + c + 2.0) {
         libm::log1p(-floor) + libm::log(continued_fraction(a, c, floor) / a)
     } else {
-        let ln_beta = libm::lgamma(a) + libm::lgamma(c) - libm::lgamma(a + c);
         let below = 1.0 - regularized_incomplete_beta(c, a, 1.0 - floor);
-        ln_beta + libm::log(below) - a * libm::log(floor) - (c - 1.0) * libm::log1p(-floor)
+        libm::log1p(-floor) + libm::log(below) - ln_front(a, c, floor)
     }
 }
 
@@ -189,6 +199,33 @@ mod tests {
             sum += libm::exp(log);
         }
         libm::log(sum / steps as f64)
+    }
+
+    #[test]
+    fn the_report_e_value_by_the_expansion_is_the_continued_fractions() {
+        // Counts around the floor's expectation at N = 10⁶, where the expansion serves and
+        // the continued fraction is still accurate to about 1e-13 (module beta::large).
+        let (total, floor) = (1_000_000_u64, 0.475);
+        let expected = floor * total as f64;
+        for offset in [-3_000.0, -1_000.0, -300.0, 0.0, 300.0, 1_000.0, 3_000.0] {
+            let count = (expected + offset) as u64;
+            let (a, c) = (count as f64 + 1.0, (total - count) as f64 + 1.0);
+            assert!(expansion(a, c, floor).is_some(), "offset {offset}");
+            let reference = if floor < (a + 1.0) / (a + c + 2.0) {
+                libm::log1p(-floor) + libm::log(continued_fraction(a, c, floor) / a)
+            } else {
+                let upper = libm::exp(ln_front(c, a, 1.0 - floor))
+                    * continued_fraction(c, a, 1.0 - floor)
+                    / c;
+                // I_b(a, c) = 1 − I_{1−b}(c, a).
+                libm::log1p(-floor) + libm::log1p(-upper) - ln_front(a, c, floor)
+            };
+            let value = ln_report_e_value(count, total, floor);
+            assert!(
+                (value - reference).abs() <= 1e-10 * (1.0 + reference.abs()),
+                "count = {count}: {value} vs {reference}"
+            );
+        }
     }
 
     #[test]
