@@ -1,0 +1,153 @@
+//! The writer of a node on PostgreSQL: group commit as on SQLite ([`super::writer`]), one
+//! transaction for every job waiting, a SAVEPOINT around each, answers only after COMMIT.
+//!
+//! Other nodes write to the same database at the same time; what must hold across them is
+//! in the SQL (row locks, unique keys, advisory locks), not in this thread. There are no
+//! compaction epochs on PostgreSQL (docs/design.md, "PostgreSQL"): an epoch asked for (the
+//! graceful stop, a test) reports the database's size and changes nothing.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use super::closing::ClosingClock;
+use super::compaction::EpochReport;
+use super::responses;
+use super::sql::Conn;
+use super::writer::{AfterCommit, Job, Message, Writer};
+use crate::domain::RetentionDate;
+use crate::error::AppError;
+
+const MAX_GROUP: usize = 512;
+/// How often an idle writer looks for retention dates that have passed.
+const IDLE_TICK: Duration = Duration::from_secs(60);
+/// The pause before connecting again after the connection broke.
+const RECONNECT_PAUSE: Duration = Duration::from_millis(500);
+
+pub(super) fn start(connection: Conn, url: String) -> Result<Writer, AppError> {
+    let (messages, queue) = mpsc::channel::<Message>();
+    thread::Builder::new()
+        .name("deniable-pg-writer".to_owned())
+        .spawn(move || run(connection, &url, &queue))
+        .map_err(|error| AppError::internal(format_args!("cannot start the writer: {error}")))?;
+    Ok(Writer { messages })
+}
+
+fn run(mut connection: Conn, url: &str, queue: &mpsc::Receiver<Message>) {
+    let mut closing = ClosingClock::default();
+    closing.tick(&connection);
+    let mut waiting = None;
+    loop {
+        while connection.is_broken() {
+            match Conn::postgres(url) {
+                Ok(fresh) => connection = fresh,
+                Err(error) => {
+                    tracing::error!(%error, "the writer cannot reconnect to PostgreSQL");
+                    thread::sleep(RECONNECT_PAUSE);
+                }
+            }
+        }
+        let message = match waiting.take() {
+            Some(message) => message,
+            None => {
+                match queue.recv_timeout(closing.wait().map_or(IDLE_TICK, |w| w.min(IDLE_TICK))) {
+                    Ok(message) => message,
+                    Err(RecvTimeoutError::Disconnected) => return,
+                    Err(RecvTimeoutError::Timeout) => {
+                        on_timer(&connection, &mut closing);
+                        continue;
+                    }
+                }
+            }
+        };
+        match message {
+            Message::Compact(reply_to) => {
+                let _ = reply_to.send(size_report(&connection, Instant::now()));
+            }
+            Message::Job(first) => {
+                let mut group = vec![first];
+                while group.len() < MAX_GROUP {
+                    match queue.try_recv() {
+                        Ok(Message::Job(job)) => group.push(job),
+                        Ok(other) => {
+                            waiting = Some(other);
+                            break;
+                        }
+                        Err(_) => break,
+                    }
+                }
+                commit_group(&connection, group);
+                closing.tick(&connection);
+            }
+        }
+    }
+}
+
+fn on_timer(connection: &Conn, closing: &mut ClosingClock) {
+    closing.tick(connection);
+    match responses::delete_expired_surveys(connection, RetentionDate::today().as_str()) {
+        Ok(deleted) if !deleted.is_empty() => tracing::info!(
+            surveys = deleted.len(),
+            "deleted surveys past their retention date"
+        ),
+        Ok(_) => {}
+        Err(error) => tracing::error!(%error, "cannot apply retention dates"),
+    }
+}
+
+fn size_report(connection: &Conn, started: Instant) -> Result<EpochReport, AppError> {
+    let bytes: i64 =
+        connection.query_row("SELECT pg_database_size(current_database())", (), |row| {
+            row.get(0)
+        })?;
+    Ok(EpochReport {
+        duration: started.elapsed(),
+        database_bytes: u64::try_from(bytes).unwrap_or(0),
+    })
+}
+
+fn commit_group(connection: &Conn, mut group: Vec<Box<dyn Job>>) {
+    if let Err(error) = connection.execute_batch("BEGIN") {
+        let cause = format!("cannot begin a write transaction: {error}");
+        for job in group {
+            job.answer(Err(cause.clone()));
+        }
+        return;
+    }
+    for job in &mut group {
+        run_in_savepoint(connection, job.as_mut());
+    }
+    let commit = connection.execute_batch("COMMIT").map_err(|error| {
+        let _ = connection.execute_batch("ROLLBACK");
+        format!("cannot commit: {error}")
+    });
+    if let Err(cause) = &commit {
+        tracing::error!(%cause, jobs = group.len(), "group commit failed");
+    }
+    let rewrite = commit.is_ok()
+        && group
+            .iter()
+            .any(|job| job.after_commit() == AfterCommit::Compact);
+    if rewrite {
+        tracing::debug!("a survey was deleted; its rows are gone from the tables");
+    }
+    for job in group {
+        job.answer(commit.clone());
+    }
+}
+
+fn run_in_savepoint(connection: &Conn, job: &mut dyn Job) {
+    if connection.execute_batch("SAVEPOINT job").is_err() {
+        return; // The job is answered with "never run".
+    }
+    let keep = catch_unwind(AssertUnwindSafe(|| job.run(connection))).unwrap_or(false);
+    let end = if keep {
+        connection.execute_batch("RELEASE job")
+    } else {
+        connection.execute_batch("ROLLBACK TO job; RELEASE job")
+    };
+    if let Err(error) = end {
+        tracing::error!(%error, "cannot end a savepoint");
+    }
+}
