@@ -564,6 +564,10 @@ async fn serve_command(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>
     });
     listening.server.await?;
     let epoch = db.close().await?;
+    if args.database.db.is_postgres() {
+        println!("Deniable stopped; every acknowledged response is committed to PostgreSQL.");
+        return Ok(());
+    }
     println!(
         "Deniable stopped; every acknowledged response is committed, and the database file \
          alone holds everything ({} bytes, compacted in {:.0} ms).",

@@ -75,7 +75,7 @@ impl Database {
     ) -> Result<Self, AppError> {
         match location.into() {
             DbLocation::Sqlite(path) => Self::open_sqlite(&path, compact_every),
-            DbLocation::Postgres(url) => Self::open_postgres(&url),
+            DbLocation::Postgres(url) => Self::open_postgres(&url, compact_every),
         }
     }
 
@@ -115,7 +115,7 @@ impl Database {
     /// PostgreSQL: the schema is migrated under an advisory lock; the writer commits groups
     /// on one connection, the readers use their own. The blocking client runs a runtime of
     /// its own, so connections are made on a thread outside the caller's async runtime.
-    fn open_postgres(url: &str) -> Result<Self, AppError> {
+    fn open_postgres(url: &str, tick: Duration) -> Result<Self, AppError> {
         let url = url.to_owned();
         std::thread::spawn(move || {
             let write_connection = Conn::postgres(&url)?;
@@ -125,7 +125,7 @@ impl Database {
                 .map(|_| Ok(Mutex::new(Conn::postgres(&url)?)))
                 .collect::<Result<Vec<_>, AppError>>()?;
             Ok(Self {
-                writer: pg_writer::start(write_connection, url.clone())?,
+                writer: pg_writer::start(write_connection, url.clone(), tick)?,
                 readers: Arc::new(ReadPool {
                     connections: readers,
                     next: AtomicUsize::new(0),

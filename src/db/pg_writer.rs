@@ -4,7 +4,8 @@
 //! Other nodes write to the same database at the same time; what must hold across them is
 //! in the SQL (row locks, unique keys, advisory locks), not in this thread. There are no
 //! compaction epochs on PostgreSQL (docs/design.md, "PostgreSQL"): an epoch asked for (the
-//! graceful stop, a test) reports the database's size and changes nothing.
+//! graceful stop, a test) applies retention dates and closing times, as the timer does,
+//! and reports the database's size.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -20,21 +21,21 @@ use crate::domain::RetentionDate;
 use crate::error::AppError;
 
 const MAX_GROUP: usize = 512;
-/// How often an idle writer looks for retention dates that have passed.
-const IDLE_TICK: Duration = Duration::from_secs(60);
 /// The pause before connecting again after the connection broke.
 const RECONNECT_PAUSE: Duration = Duration::from_millis(500);
 
-pub(super) fn start(connection: Conn, url: String) -> Result<Writer, AppError> {
+/// `tick`: how often an idle writer applies retention dates (`--compact-every`, whose
+/// epochs on SQLite do that too).
+pub(super) fn start(connection: Conn, url: String, tick: Duration) -> Result<Writer, AppError> {
     let (messages, queue) = mpsc::channel::<Message>();
     thread::Builder::new()
         .name("deniable-pg-writer".to_owned())
-        .spawn(move || run(connection, &url, &queue))
+        .spawn(move || run(connection, &url, &queue, tick))
         .map_err(|error| AppError::internal(format_args!("cannot start the writer: {error}")))?;
     Ok(Writer { messages })
 }
 
-fn run(mut connection: Conn, url: &str, queue: &mpsc::Receiver<Message>) {
+fn run(mut connection: Conn, url: &str, queue: &mpsc::Receiver<Message>, tick: Duration) {
     let mut closing = ClosingClock::default();
     closing.tick(&connection);
     let mut waiting = None;
@@ -50,20 +51,21 @@ fn run(mut connection: Conn, url: &str, queue: &mpsc::Receiver<Message>) {
         }
         let message = match waiting.take() {
             Some(message) => message,
-            None => {
-                match queue.recv_timeout(closing.wait().map_or(IDLE_TICK, |w| w.min(IDLE_TICK))) {
-                    Ok(message) => message,
-                    Err(RecvTimeoutError::Disconnected) => return,
-                    Err(RecvTimeoutError::Timeout) => {
-                        on_timer(&connection, &mut closing);
-                        continue;
-                    }
+            None => match queue.recv_timeout(closing.wait().map_or(tick, |w| w.min(tick))) {
+                Ok(message) => message,
+                Err(RecvTimeoutError::Disconnected) => return,
+                Err(RecvTimeoutError::Timeout) => {
+                    on_timer(&connection, &mut closing);
+                    continue;
                 }
-            }
+            },
         };
         match message {
             Message::Compact(reply_to) => {
-                let _ = reply_to.send(size_report(&connection, Instant::now()));
+                // What an epoch does besides rewriting files: retention and closing times.
+                let started = Instant::now();
+                on_timer(&connection, &mut closing);
+                let _ = reply_to.send(size_report(&connection, started));
             }
             Message::Job(first) => {
                 let mut group = vec![first];
@@ -107,8 +109,18 @@ fn size_report(connection: &Conn, started: Instant) -> Result<EpochReport, AppEr
     })
 }
 
+/// The advisory lock every node's group transaction holds until it commits: groups of
+/// different nodes touch the same counter rows in different orders (one response counts
+/// report 1 of a question, the next report 0), which would deadlock one against the other;
+/// one group at a time across the nodes never does, and a group holds up to [`MAX_GROUP`]
+/// jobs, so the nodes still commit many submissions per transaction.
+const GROUP_LOCK: i64 = 0x6465_6e69_6162_6c77;
+
 fn commit_group(connection: &Conn, mut group: Vec<Box<dyn Job>>) {
-    if let Err(error) = connection.execute_batch("BEGIN") {
+    if let Err(error) = connection.execute_batch(&format!(
+        "BEGIN; SELECT pg_advisory_xact_lock({GROUP_LOCK})"
+    )) {
+        let _ = connection.execute_batch("ROLLBACK");
         let cause = format!("cannot begin a write transaction: {error}");
         for job in group {
             job.answer(Err(cause.clone()));

@@ -288,7 +288,7 @@ fn load_survey(
                     delete_after, min_cell, researcher, contact, consent, language,
                     target_responses, closes_at, unblinded_at_responses
              FROM surveys
-             WHERE slug = ?1 AND (?2 IS NULL OR owner_id = ?2)",
+             WHERE slug = ?1 AND owner_id = coalesce(?2, owner_id)",
             params![slug.as_str(), owner.map(ResearcherId::get)],
             |row| {
                 Ok((

@@ -203,6 +203,18 @@ pub fn store_response(
         })
         .optional()?
         .ok_or(AppError::NotFound("survey"))?;
+    // Across PostgreSQL nodes, the response that reaches a target must see every response
+    // before it: the survey row is locked until this transaction commits, and its status
+    // read again after the wait (another node may have closed it meanwhile).
+    let status = if connection.is_postgres() && rule.target_responses().is_some() {
+        connection.query_row(
+            "SELECT status FROM surveys WHERE id = ?1 FOR UPDATE",
+            [survey_id.get()],
+            |row| row.get::<_, String>(0),
+        )?
+    } else {
+        status
+    };
     let mut status = SurveyStatus::from_stored(&status)?;
     // A closing time that has come closes the survey even before the writer's timer does.
     if rule
@@ -242,7 +254,7 @@ pub fn store_response(
         ])?;
     let count_report = connection.prepare_cached(
         "INSERT INTO report_counts (question_id, report, n) VALUES (?1, ?2, 1)
-         ON CONFLICT (question_id, report) DO UPDATE SET n = n + 1",
+         ON CONFLICT (question_id, report) DO UPDATE SET n = report_counts.n + 1",
     )?;
     for report in submission.reports() {
         count_report.execute(params![report.question_id.get(), report.report])?;
@@ -268,7 +280,8 @@ fn count_grouped(
     let count = connection.prepare_cached(
         "INSERT INTO grouped_report_counts (grouping_id, answer, question_id, report, n)
          VALUES (?1, ?2, ?3, ?4, CASE WHEN ?5 > 0 THEN ?5 ELSE 0 END)
-         ON CONFLICT (grouping_id, answer, question_id, report) DO UPDATE SET n = n + ?5",
+         ON CONFLICT (grouping_id, answer, question_id, report)
+         DO UPDATE SET n = grouped_report_counts.n + ?5",
     )?;
     for grouping in groupings {
         for report in reports {

@@ -548,7 +548,8 @@ mod pg {
     use postgres::{fallible_iterator::FallibleIterator, NoTls};
 
     pub(super) struct Client {
-        client: RefCell<postgres::Client>,
+        /// Always `Some` until dropped (see the `Drop` below).
+        client: RefCell<Option<postgres::Client>>,
         statements: RefCell<HashMap<String, postgres::Statement>>,
         pub(super) changes: Cell<u64>,
     }
@@ -556,28 +557,39 @@ mod pg {
     impl Client {
         pub(super) fn connect(url: &str) -> Result<Self, Error> {
             Ok(Self {
-                client: RefCell::new(postgres::Client::connect(url, NoTls)?),
+                client: RefCell::new(Some(postgres::Client::connect(url, NoTls)?)),
                 statements: RefCell::default(),
                 changes: Cell::new(0),
             })
         }
 
         pub(super) fn is_closed(&self) -> bool {
-            self.client.borrow().is_closed()
+            self.client
+                .borrow()
+                .as_ref()
+                .is_none_or(postgres::Client::is_closed)
+        }
+
+        /// The client, for one call.
+        fn with<T>(
+            &self,
+            work: impl FnOnce(&mut postgres::Client) -> Result<T, Error>,
+        ) -> Result<T, Error> {
+            match self.client.borrow_mut().as_mut() {
+                Some(client) => work(client),
+                None => Err(Error::Decode("the connection is closed".to_owned())),
+            }
         }
 
         pub(super) fn batch_execute(&self, sql: &str) -> Result<(), Error> {
-            Ok(self.client.borrow_mut().batch_execute(sql)?)
+            self.with(|client| Ok(client.batch_execute(sql)?))
         }
 
         fn statement(&self, sql: &str) -> Result<postgres::Statement, Error> {
             if let Some(statement) = self.statements.borrow().get(sql) {
                 return Ok(statement.clone());
             }
-            let statement = self
-                .client
-                .borrow_mut()
-                .prepare(&dollar_placeholders(sql))?;
+            let statement = self.with(|client| Ok(client.prepare(&dollar_placeholders(sql))?))?;
             self.statements
                 .borrow_mut()
                 .insert(sql.to_owned(), statement.clone());
@@ -588,7 +600,7 @@ mod pg {
             let statement = self.statement(sql)?;
             let params: Vec<&(dyn ToSql + Sync)> =
                 values.iter().map(|v| v as &(dyn ToSql + Sync)).collect();
-            let changed = self.client.borrow_mut().execute(&statement, &params)?;
+            let changed = self.with(|client| Ok(client.execute(&statement, &params)?))?;
             self.changes.set(self.changes.get() + changed);
             usize::try_from(changed).map_err(|_| Error::Decode("too many rows".to_owned()))
         }
@@ -601,6 +613,9 @@ mod pg {
         ) -> Result<(), E> {
             let statement = self.statement(sql)?;
             let mut client = self.client.borrow_mut();
+            let client = client
+                .as_mut()
+                .ok_or_else(|| Error::Decode("the connection is closed".to_owned()))?;
             let mut rows = client
                 .query_raw(&statement, values.iter())
                 .map_err(Error::from)?;
@@ -611,6 +626,23 @@ mod pg {
                 self.changes.set(self.changes.get() + changed);
             }
             Ok(())
+        }
+    }
+
+    /// The blocking client closes its connection on a runtime of its own, which cannot
+    /// start on a thread that drives async tasks (a `Database` dropped by a request or a
+    /// test): it is closed on a thread of its own.
+    impl Drop for Client {
+        fn drop(&mut self) {
+            if let Some(client) = self.client.get_mut().take() {
+                if tokio::runtime::Handle::try_current().is_ok() {
+                    let _ = std::thread::Builder::new()
+                        .name("deniable-pg-close".to_owned())
+                        .spawn(move || drop(client));
+                } else {
+                    drop(client);
+                }
+            }
         }
     }
 

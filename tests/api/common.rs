@@ -21,7 +21,8 @@ pub struct TestApp {
     pub db_location: DbLocation,
     pub db: Database,
     pub client: reqwest::Client,
-    handle: ServerHandle,
+    /// `None` for a server that runs elsewhere ([`remote_app`]).
+    handle: Option<ServerHandle>,
     directory: Arc<TempDir>,
 }
 
@@ -64,7 +65,7 @@ pub async fn spawn_app_with_epochs(
         .await
         .expect("database opens");
     let listening = serve::listen("127.0.0.1:0", db.clone(), settings).expect("server binds");
-    let handle = listening.handle();
+    let handle = Some(listening.handle());
     let address = format!("http://{}", listening.addr);
     tokio::spawn(listening.server);
     TestApp {
@@ -136,6 +137,22 @@ pub fn with_search_path(server: &str, schema: &str) -> String {
     format!("{server}{separator}options=-c%20search_path%3D{schema}")
 }
 
+/// A server that runs elsewhere at `address` (a child process of a multi-node test), with
+/// this process's own handle on its database for the library's shortcuts
+/// ([`TestApp::researcher_with_token`]).
+pub async fn remote_app(address: String, location: DbLocation) -> TestApp {
+    let db = Database::open(&location).expect("the database opens");
+    TestApp {
+        address,
+        db_path: PathBuf::new(),
+        db_location: location,
+        db,
+        client: test_client(),
+        handle: None,
+        directory: Arc::new(tempfile::tempdir().expect("a temporary directory")),
+    }
+}
+
 /// The tests' HTTP client: it drops idle connections well before the server's keep-alive
 /// (5 s) closes them, so a request is never sent on a connection the server is closing.
 pub fn test_client() -> reqwest::Client {
@@ -161,7 +178,9 @@ impl TestApp {
 
     /// Stops the server gracefully and hands back its directory, database file included.
     pub async fn stop(self) -> Arc<TempDir> {
-        self.handle.stop(true).await;
+        if let Some(handle) = self.handle {
+            handle.stop(true).await;
+        }
         self.directory
     }
 
