@@ -14,6 +14,7 @@ mod pg_writer;
 pub mod queries;
 pub mod redemptions;
 pub mod responses;
+pub mod rewrite;
 pub mod sql;
 mod writer;
 

@@ -37,7 +37,7 @@ pub(super) fn start(connection: Conn, url: String, tick: Duration) -> Result<Wri
 
 fn run(mut connection: Conn, url: &str, queue: &mpsc::Receiver<Message>, tick: Duration) {
     let mut closing = ClosingClock::default();
-    closing.tick(&connection);
+    tick_locked(&connection, &mut closing);
     let mut waiting = None;
     loop {
         while connection.is_broken() {
@@ -80,14 +80,33 @@ fn run(mut connection: Conn, url: &str, queue: &mpsc::Receiver<Message>, tick: D
                     }
                 }
                 commit_group(&connection, group);
-                closing.tick(&connection);
+                tick_locked(&connection, &mut closing);
             }
         }
     }
 }
 
-fn on_timer(connection: &Conn, closing: &mut ClosingClock) {
+/// Closes the surveys whose closing time has come, in a transaction that holds the lock of
+/// every node's writes (a close rewrites the survey's rows: [`super::rewrite`]).
+fn tick_locked(connection: &Conn, closing: &mut ClosingClock) {
+    if connection
+        .execute_batch(&format!(
+            "BEGIN; SELECT pg_advisory_xact_lock({GROUP_LOCK})"
+        ))
+        .is_err()
+    {
+        let _ = connection.execute_batch("ROLLBACK");
+        return;
+    }
     closing.tick(connection);
+    if let Err(error) = connection.execute_batch("COMMIT") {
+        tracing::error!(%error, "cannot commit the closing of surveys");
+        let _ = connection.execute_batch("ROLLBACK");
+    }
+}
+
+fn on_timer(connection: &Conn, closing: &mut ClosingClock) {
+    tick_locked(connection, closing);
     match responses::delete_expired_surveys(connection, RetentionDate::today().as_str()) {
         Ok(deleted) if !deleted.is_empty() => tracing::info!(
             surveys = deleted.len(),
@@ -137,12 +156,20 @@ fn commit_group(connection: &Conn, mut group: Vec<Box<dyn Job>>) {
     if let Err(cause) = &commit {
         tracing::error!(%cause, jobs = group.len(), "group commit failed");
     }
-    let rewrite = commit.is_ok()
+    let deleted = commit.is_ok()
         && group
             .iter()
             .any(|job| job.after_commit() == AfterCommit::Compact);
-    if rewrite {
-        tracing::debug!("a survey was deleted; its rows are gone from the tables");
+    if deleted {
+        // A survey was deleted: its dead rows' space is marked free now rather than at
+        // autovacuum's leisure (the bytes may stay in the files until reused; the WAL and
+        // its archives keep them: docs/design.md, "PostgreSQL").
+        if let Err(error) = connection.execute_batch(
+            "VACUUM stored_responses, spent_tokens, redemptions, withdrawn_responses, \
+             invitations, invitation_keys",
+        ) {
+            tracing::error!(%error, "cannot vacuum after a survey's deletion");
+        }
     }
     for job in group {
         job.answer(commit.clone());

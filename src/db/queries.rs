@@ -424,6 +424,9 @@ pub fn change_status(
         // A closed survey redeems and spends nothing more: its private key goes.
         if to == SurveyStatus::Closed {
             super::redemptions::erase_private_key(connection, slug)?;
+            if let Some(survey) = find_survey(connection, slug)? {
+                super::rewrite::rewrite_survey_rows(connection, survey.id)?;
+            }
         }
         return Ok(());
     }
@@ -513,12 +516,17 @@ pub fn close_due_surveys(connection: &Conn, now: ClosingTime) -> Result<Vec<Stri
     let statement = connection.prepare_cached(
         "UPDATE surveys SET status = 'closed'
          WHERE status = 'open' AND closes_at IS NOT NULL AND closes_at <= ?1
-         RETURNING slug",
+         RETURNING id, slug",
     )?;
-    let slugs = statement
-        .query_map([now.unix()], |row| row.get(0))?
-        .collect::<Result<Vec<String>, _>>()?;
-    Ok(slugs)
+    let closed = statement
+        .query_map([now.unix()], |row| {
+            Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    for (id, _) in &closed {
+        super::rewrite::rewrite_survey_rows(connection, SurveyId::from_stored(*id))?;
+    }
+    Ok(closed.into_iter().map(|(_, slug)| slug).collect())
 }
 
 /// The earliest closing time of an open survey, if any (when the writer must wake next).

@@ -321,6 +321,7 @@ fn close_at_target(connection: &Conn, survey_id: SurveyId, target: u64) -> Resul
                 "UPDATE surveys SET status = 'closed' WHERE id = ?1 AND status = 'open'",
             )?
             .execute([survey_id.get()])?;
+        super::rewrite::rewrite_survey_rows(connection, survey_id)?;
         tracing::info!(
             survey = survey_id.get(),
             target,

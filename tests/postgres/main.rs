@@ -7,8 +7,9 @@
 //! cluster and runs this binary in its PostgreSQL pass; `.config/nextest.toml` leaves it
 //! out of plain runs).
 
-#[path = "api/common.rs"]
+#[path = "../api/common.rs"]
 mod common;
+mod schema;
 
 use std::process::{Child, Command, Stdio};
 
@@ -336,4 +337,53 @@ async fn three_nodes_on_one_postgresql_share_every_survey_token_target_and_ackno
         .as_u64()
         .unwrap();
     assert!(stored >= acknowledged.len() as u64 + 2);
+}
+
+/// The `xmin` (as text) and record id of a survey's stored responses, in `ctid` order.
+fn heap_order(url: &str, slug: &str) -> Vec<(String, Vec<u8>)> {
+    let slug = slug.to_owned();
+    run_sql(url, move |client| {
+        client
+            .query(
+                "SELECT xmin::text, record_id FROM stored_responses
+                 WHERE survey_id = (SELECT id FROM surveys WHERE slug = $1) ORDER BY ctid",
+                &[&slug],
+            )
+            .unwrap()
+            .iter()
+            .map(|row| (row.get(0), row.get(1)))
+            .collect()
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_surveys_rows_share_one_xmin_and_lie_in_record_id_order() {
+    let app = common::spawn_app().await;
+    let DbLocation::Postgres(url) = app.db_location.clone() else {
+        panic!("this test runs on PostgreSQL");
+    };
+    let (token, slug, ids) = app.open_survey(&[1.0, 2.0]).await;
+    // One at a time: each response in a transaction (and a heap position) of its own.
+    for _ in 0..30 {
+        app.submit_ok(&slug, yes_to_first(&ids)).await;
+    }
+    let before = heap_order(&url, &slug);
+    assert_eq!(before.len(), 30);
+    let transactions: std::collections::BTreeSet<&String> = before.iter().map(|(x, _)| x).collect();
+    assert!(transactions.len() > 1, "open, the heap records the commits");
+
+    let closed = app
+        .owner_post(&token, &format!("/api/surveys/{slug}/close"))
+        .await;
+    assert_eq!(closed.status(), 200);
+
+    let after = heap_order(&url, &slug);
+    assert_eq!(after.len(), 30, "the rewrite keeps every response");
+    let transactions: std::collections::BTreeSet<&String> = after.iter().map(|(x, _)| x).collect();
+    assert_eq!(transactions.len(), 1, "one xmin: the rewrite's");
+    let in_heap_order: Vec<&Vec<u8>> = after.iter().map(|(_, id)| id).collect();
+    let mut in_key_order = in_heap_order.clone();
+    in_key_order.sort();
+    assert_eq!(in_heap_order, in_key_order, "ctid order is record-id order");
+    assert_eq!(app.results(&token, &slug).await["questions"][0]["n"], 30);
 }
