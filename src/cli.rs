@@ -180,7 +180,8 @@ struct ServeArgs {
     /// Seconds within which, after any write, a compaction epoch rewrites the database in
     /// key order and empties its WAL, so that the files no longer order what was stored by
     /// arrival (also at every graceful stop and in every backup). Responses stored since
-    /// the last epoch may still be partly ordered in the files until the next one.
+    /// the last epoch may still be partly ordered in the files until the next one. On
+    /// PostgreSQL (no epochs): how often an idle node applies retention dates.
     #[arg(long, env = "DENIABLE_COMPACT_EVERY", default_value_t = 300,
           value_parser = clap::value_parser!(u64).range(1..))]
     compact_every: u64,
