@@ -167,8 +167,9 @@ struct ServeArgs {
     #[arg(long, env = "DENIABLE_HSTS")]
     hsts: bool,
     /// Submissions per minute from one client address (IPv6: one /64), as a burst refilled
-    /// evenly; then 429 with Retry-After. Held in memory only. 0 turns the limit off (load
-    /// tests with `simulate` come from one address).
+    /// evenly; then 429 with Retry-After. Held in memory only, so per node: several nodes
+    /// on one PostgreSQL database each allow this much. 0 turns the limit off (load tests
+    /// with `simulate` come from one address).
     #[arg(long, env = "DENIABLE_SUBMISSIONS_PER_MINUTE", default_value_t = 300)]
     submissions_per_minute: u32,
     /// Sign-in attempts per minute from one client address (IPv6: one /64), right or
