@@ -40,12 +40,27 @@ fn run(mut connection: Conn, url: &str, queue: &mpsc::Receiver<Message>, tick: D
     tick_locked(&connection, &mut closing);
     let mut waiting = None;
     loop {
-        while connection.is_broken() {
+        if connection.is_broken() {
             match Conn::postgres(url) {
                 Ok(fresh) => connection = fresh,
                 Err(error) => {
                     tracing::error!(%error, "the writer cannot reconnect to PostgreSQL");
-                    thread::sleep(RECONNECT_PAUSE);
+                    // Answer what waits instead of holding it (a graceful stop drains the
+                    // queue): the database is unreachable for now.
+                    let next = match waiting.take() {
+                        Some(message) => Ok(message),
+                        None => queue.recv_timeout(RECONNECT_PAUSE),
+                    };
+                    let cause = format!("PostgreSQL is unreachable: {error}");
+                    match next {
+                        Ok(Message::Job(job)) => job.answer(Err(cause)),
+                        Ok(Message::Compact(reply_to)) => {
+                            let _ = reply_to.send(Err(AppError::internal(cause)));
+                        }
+                        Err(RecvTimeoutError::Disconnected) => return,
+                        Err(RecvTimeoutError::Timeout) => {}
+                    }
+                    continue;
                 }
             }
         }
