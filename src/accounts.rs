@@ -3,7 +3,7 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use rusqlite::Connection;
+use crate::db::sql::Conn;
 
 use crate::crypto::PasswordHash;
 use crate::db::{queries, Database};
@@ -287,7 +287,7 @@ pub async fn sign_in(
 
 /// Stores a new session that ends after the idle or the absolute limit, whichever is first.
 fn start_session(
-    connection: &Connection,
+    connection: &Conn,
     session: &TokenHash,
     researcher: ResearcherId,
     now: i64,

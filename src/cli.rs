@@ -10,7 +10,7 @@ use std::time::Instant;
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::db::{backup, queries};
+use crate::db::{backup, queries, DbLocation};
 use crate::domain::{
     Email, InvitationCount, Password, Slug, Survey, SurveyDefinition, SurveyDefinitionInput,
     SurveyStatus,
@@ -101,25 +101,49 @@ struct VerifyArgs {
 
 #[derive(Debug, Args)]
 struct DatabaseArgs {
-    /// The SQLite database file (`serve` and `researcher add` create it; the other
-    /// commands need it to exist).
-    #[arg(long, env = "DENIABLE_DB", default_value = "deniable.db")]
-    db: PathBuf,
+    /// The database: a SQLite file path (the embedded default; `serve` and `researcher add`
+    /// create it, the other commands need it to exist), or a PostgreSQL URL
+    /// (postgres://USER@HOST/DATABASE, or postgresql:///DATABASE?host=/run/postgresql) for
+    /// several `serve` nodes on one database; its schema is created and migrated at start.
+    /// On PostgreSQL privacy at rest is weaker: rows keep their order of arrival and the id
+    /// of the transaction that wrote them, and the WAL, its archives and replicas keep
+    /// history (docs/design.md, "PostgreSQL").
+    #[arg(
+        long,
+        env = "DENIABLE_DB",
+        default_value = "deniable.db",
+        value_name = "PATH|URL"
+    )]
+    db: DbLocation,
 }
 
 impl DatabaseArgs {
     /// Opens the database for a command that only changes what is in it: a mistyped path
     /// is refused instead of becoming a new, empty database the server never reads.
     fn open_existing(&self) -> Result<crate::db::Database, Box<dyn std::error::Error>> {
-        if !self.db.is_file() {
-            return Err(format!(
-                "no database at {path}: give --db (or DENIABLE_DB) the file the server \
-                 uses; `deniable serve --db {path}` or `deniable researcher add` creates one",
-                path = self.db.display()
-            )
-            .into());
+        if let DbLocation::Sqlite(path) = &self.db {
+            if !path.is_file() {
+                return Err(format!(
+                    "no database at {path}: give --db (or DENIABLE_DB) the file the server \
+                     uses; `deniable serve --db {path}` or `deniable researcher add` creates one",
+                    path = path.display()
+                )
+                .into());
+            }
         }
         Ok(crate::db::Database::open(&self.db)?)
+    }
+
+    /// The SQLite file of `backup` and `restore`; PostgreSQL has its own tools for both.
+    fn sqlite_file(&self, command: &str) -> Result<PathBuf, Box<dyn std::error::Error>> {
+        match &self.db {
+            DbLocation::Sqlite(path) => Ok(path.clone()),
+            DbLocation::Postgres(_) => Err(format!(
+                "{command}: use pg_dump and pg_restore (or your PostgreSQL's backups) on \
+                 PostgreSQL; `deniable {command}` copies SQLite files only"
+            )
+            .into()),
+        }
     }
 }
 
@@ -143,8 +167,9 @@ struct ServeArgs {
     #[arg(long, env = "DENIABLE_HSTS")]
     hsts: bool,
     /// Submissions per minute from one client address (IPv6: one /64), as a burst refilled
-    /// evenly; then 429 with Retry-After. Held in memory only. 0 turns the limit off (load
-    /// tests with `simulate` come from one address).
+    /// evenly; then 429 with Retry-After. Held in memory only, so per node: several nodes
+    /// on one PostgreSQL database each allow this much. 0 turns the limit off (load tests
+    /// with `simulate` come from one address).
     #[arg(long, env = "DENIABLE_SUBMISSIONS_PER_MINUTE", default_value_t = 300)]
     submissions_per_minute: u32,
     /// Sign-in attempts per minute from one client address (IPv6: one /64), right or
@@ -156,7 +181,8 @@ struct ServeArgs {
     /// Seconds within which, after any write, a compaction epoch rewrites the database in
     /// key order and empties its WAL, so that the files no longer order what was stored by
     /// arrival (also at every graceful stop and in every backup). Responses stored since
-    /// the last epoch may still be partly ordered in the files until the next one.
+    /// the last epoch may still be partly ordered in the files until the next one. On
+    /// PostgreSQL (no epochs): how often an idle node applies retention dates.
     #[arg(long, env = "DENIABLE_COMPACT_EVERY", default_value_t = 300,
           value_parser = clap::value_parser!(u64).range(1..))]
     compact_every: u64,
@@ -406,28 +432,24 @@ pub async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             Ok(())
         }
         Some(Command::Backup { path, database }) => {
-            let source = database.db.clone();
+            let source = database.sqlite_file("backup")?;
             let target = path.clone();
             eprintln!("backup: writing a compacted copy…");
             tokio::task::spawn_blocking(move || backup::backup(&source, &target)).await??;
             println!(
                 "Backed up {} to {} (one self-contained file, compacted).",
-                database.db.display(),
+                database.db,
                 path.display()
             );
             Ok(())
         }
         Some(Command::Restore { path, database }) => {
-            let (source, target) = (path.clone(), database.db.clone());
+            let (source, target) = (path.clone(), database.sqlite_file("restore")?);
             tokio::task::spawn_blocking(move || {
                 backup::restore(&source, &target, print_progress("restore"))
             })
             .await??;
-            println!(
-                "Restored {} from {}.",
-                database.db.display(),
-                path.display()
-            );
+            println!("Restored {} from {}.", database.db, path.display());
             Ok(())
         }
         Some(Command::Simulate(args)) => simulate_command(args).await,
@@ -447,7 +469,7 @@ async fn change_status(
     match accounts::change_survey_status(&db, slug.clone(), from, to).await {
         Err(AppError::NotFound(_)) => Err(format!(
             "no survey {slug} in {}; `deniable survey create` makes one",
-            database.db.display()
+            database.db
         )
         .into()),
         Err(AppError::Conflict { message, .. }) => Err(format!("survey {slug}: {message}").into()),
@@ -544,6 +566,10 @@ async fn serve_command(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>
     });
     listening.server.await?;
     let epoch = db.close().await?;
+    if args.database.db.is_postgres() {
+        println!("Deniable stopped; every acknowledged response is committed to PostgreSQL.");
+        return Ok(());
+    }
     println!(
         "Deniable stopped; every acknowledged response is committed, and the database file \
          alone holds everything ({} bytes, compacted in {:.0} ms).",

@@ -1,25 +1,24 @@
 //! Start-up: open and migrate the database, make sure the demo exists, start serving.
 
 use std::net::{SocketAddr, TcpListener};
-use std::path::Path;
 
 use actix_web::dev::{Server, ServerHandle};
 
-use crate::db::{queries, Database};
+use crate::db::{queries, Database, DbLocation};
 use crate::error::AppError;
 use crate::http::{self, Settings};
 
 /// Opens the database (creating and migrating it) and creates the demo survey if absent.
-pub async fn prepare_database(path: &Path) -> Result<Database, AppError> {
-    prepare_database_with(path, crate::db::DEFAULT_COMPACT_EVERY).await
+pub async fn prepare_database(location: impl Into<DbLocation>) -> Result<Database, AppError> {
+    prepare_database_with(location, crate::db::DEFAULT_COMPACT_EVERY).await
 }
 
 /// [`prepare_database`] with an epoch within `compact_every` of any write.
 pub async fn prepare_database_with(
-    path: &Path,
+    location: impl Into<DbLocation>,
     compact_every: std::time::Duration,
 ) -> Result<Database, AppError> {
-    let db = Database::open_with(path, compact_every)?;
+    let db = Database::open_with(location, compact_every)?;
     if db.write(queries::ensure_demo_survey).await? {
         tracing::info!("created the demo survey");
     }

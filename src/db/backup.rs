@@ -13,7 +13,6 @@ use std::time::Duration;
 use rusqlite::backup::{Backup, StepResult};
 use rusqlite::{Connection, OpenFlags};
 
-use super::queries;
 use crate::error::AppError;
 
 /// Pages per step: 1 MiB at SQLite's default 4 KiB pages, so progress moves visibly.
@@ -56,7 +55,7 @@ pub fn backup(source: &Path, destination: &Path) -> Result<(), AppError> {
                 format!("{} is not valid UTF-8", destination.display()),
             )
         })?;
-        queries::vacuum_into(&reader, partial_name)?;
+        vacuum_into(&reader, partial_name)?;
         drop(reader);
         let copy = Connection::open(&partial)?;
         check_integrity(&copy, &partial)?;
@@ -86,7 +85,7 @@ pub fn restore(
             )
         })?;
     check_integrity(&backup, source)?;
-    if !queries::looks_like_deniable(&backup)? {
+    if !looks_like_deniable(&backup)? {
         return Err(AppError::invalid(
             "invalid_backup",
             format!("{} is not a Deniable database", source.display()),
@@ -97,7 +96,7 @@ pub fn restore(
     // An exclusive lock is only granted when no other connection has the file open; the
     // restore then holds it until it is done, so no server can start halfway.
     live.pragma_update(None, "locking_mode", "EXCLUSIVE")?;
-    if queries::take_exclusive_lock(&live).is_err() {
+    if take_exclusive_lock(&live).is_err() {
         return Err(AppError::conflict(
             "database_in_use",
             format!(
@@ -136,7 +135,7 @@ fn copy_pages(
 }
 
 fn check_integrity(connection: &Connection, path: &Path) -> Result<(), AppError> {
-    match queries::integrity_check(connection)? {
+    match integrity_check(connection)? {
         verdict if verdict == "ok" => Ok(()),
         verdict => Err(AppError::internal(format_args!(
             "{} fails PRAGMA integrity_check: {verdict}",
@@ -149,4 +148,37 @@ fn partial_path(destination: &Path) -> PathBuf {
     let mut name = destination.as_os_str().to_owned();
     name.push(".partial");
     PathBuf::from(name)
+}
+
+/// `PRAGMA integrity_check`: "ok", or the first problems found.
+fn integrity_check(connection: &Connection) -> Result<String, AppError> {
+    let mut statement = connection.prepare("PRAGMA integrity_check")?;
+    let lines = statement
+        .query_map([], |row| row.get::<_, String>(0))?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(lines.join("; "))
+}
+
+/// A compacted, self-contained copy of the database in the new file `path` (one read
+/// transaction: a consistent snapshot).
+fn vacuum_into(connection: &Connection, path: &str) -> Result<(), AppError> {
+    connection.execute("VACUUM INTO ?1", [path])?;
+    Ok(())
+}
+
+fn take_exclusive_lock(connection: &Connection) -> Result<(), AppError> {
+    connection.execute_batch("BEGIN EXCLUSIVE; COMMIT")?;
+    Ok(())
+}
+
+/// Whether a file holds Deniable's tables (of any schema version; a restored older one is
+/// migrated at the next start).
+fn looks_like_deniable(connection: &Connection) -> Result<bool, AppError> {
+    let tables: i64 = connection.query_row(
+        "SELECT count(*) FROM sqlite_master
+         WHERE type = 'table' AND name IN ('researchers', 'surveys', 'questions')",
+        [],
+        |row| row.get(0),
+    )?;
+    Ok(tables == 3)
 }

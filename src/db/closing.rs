@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use rusqlite::Connection;
+use super::sql::Conn;
 
 use super::queries;
 use crate::domain::ClosingTime;
@@ -32,7 +32,7 @@ impl ClosingClock {
     /// Learns the next closing time and closes the surveys whose time has come. Runs
     /// outside any transaction (the close commits on its own); a failure is logged and
     /// retried at the next tick. Only a read when nothing is due.
-    pub(super) fn tick(&mut self, connection: &Connection) {
+    pub(super) fn tick(&mut self, connection: &Conn) {
         self.refresh(connection);
         if !self
             .next
@@ -52,7 +52,7 @@ impl ClosingClock {
         self.refresh(connection);
     }
 
-    fn refresh(&mut self, connection: &Connection) {
+    fn refresh(&mut self, connection: &Conn) {
         match queries::next_closing_time(connection) {
             Ok(next) => self.next = next,
             Err(error) => tracing::error!(%error, "cannot read the next closing time"),

@@ -11,7 +11,7 @@
 
 use std::time::{Duration, Instant};
 
-use rusqlite::Connection;
+use super::sql::Conn;
 
 use crate::error::AppError;
 
@@ -28,12 +28,12 @@ pub struct EpochReport {
 }
 
 /// One epoch on the write connection, logged; no transaction may be open.
-pub fn run_epoch(connection: &Connection) -> Result<EpochReport, AppError> {
+pub fn run_epoch(connection: &Conn) -> Result<EpochReport, AppError> {
     let started = Instant::now();
     connection.execute_batch("VACUUM")?;
     truncate_wal(connection)?;
-    let page_count: i64 = connection.query_row("PRAGMA page_count", [], |row| row.get(0))?;
-    let page_size: i64 = connection.query_row("PRAGMA page_size", [], |row| row.get(0))?;
+    let page_count: i64 = connection.query_row("PRAGMA page_count", (), |row| row.get(0))?;
+    let page_size: i64 = connection.query_row("PRAGMA page_size", (), |row| row.get(0))?;
     let report = EpochReport {
         duration: started.elapsed(),
         database_bytes: u64::try_from(page_count * page_size).unwrap_or(0),
@@ -50,10 +50,10 @@ pub fn run_epoch(connection: &Connection) -> Result<EpochReport, AppError> {
 /// Copies every committed page into the database file and cuts the WAL to zero bytes, so
 /// that deleted content (a withdrawal; with `secure_delete` the page itself is zeroed where
 /// it was) survives in no earlier page image.
-pub fn truncate_wal(connection: &Connection) -> Result<(), AppError> {
+pub fn truncate_wal(connection: &Conn) -> Result<(), AppError> {
     for _ in 0..TRUNCATE_ATTEMPTS {
         let busy: i64 =
-            connection.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| row.get(0))?;
+            connection.query_row("PRAGMA wal_checkpoint(TRUNCATE)", (), |row| row.get(0))?;
         if busy == 0 {
             return Ok(());
         }
@@ -65,6 +65,6 @@ pub fn truncate_wal(connection: &Connection) -> Result<(), AppError> {
 }
 
 /// Moves whenever another connection (another process) commits.
-pub fn data_version(connection: &Connection) -> Result<i64, AppError> {
-    Ok(connection.query_row("PRAGMA data_version", [], |row| row.get(0))?)
+pub fn data_version(connection: &Conn) -> Result<i64, AppError> {
+    Ok(connection.query_row("PRAGMA data_version", (), |row| row.get(0))?)
 }

@@ -1,10 +1,12 @@
-//! The SQLite schema's versions: numbered steps in `migrations/sqlite/`, applied at start-up
-//! in one transaction, with the version kept in `PRAGMA user_version`.
+//! The schema's versions: numbered steps in `migrations/sqlite/` and, with the same numbers,
+//! `migrations/postgres/`, applied at start-up in one transaction. SQLite keeps the version
+//! in `PRAGMA user_version`; PostgreSQL in the table `schema_version`, and there the whole
+//! migration holds an advisory lock, so nodes starting at once apply each step once.
 //!
 //! A database made by the first release (user_version 0, tables already there) goes
 //! through 0001 unchanged (every statement there is IF NOT EXISTS) and is converted by 0002.
 
-use rusqlite::{params, Connection};
+use super::sql::{params, Conn};
 
 use super::queries::stored_level;
 use super::responses::encode_reports;
@@ -13,11 +15,12 @@ use crate::domain::{QuestionId, StoredReport, SurveyId, WithdrawalKey};
 use crate::error::AppError;
 
 /// Data the SQL alone cannot convert, run right after it in the same transaction.
-type DataStep = fn(&Connection) -> Result<(), AppError>;
+type DataStep = fn(&Conn) -> Result<(), AppError>;
 
 struct Migration {
     version: u32,
     sql: &'static str,
+    postgres: &'static str,
     then: Option<DataStep>,
 }
 
@@ -25,31 +28,37 @@ const MIGRATIONS: [Migration; 6] = [
     Migration {
         version: 1,
         sql: include_str!("../../migrations/sqlite/0001_initial.sql"),
+        postgres: include_str!("../../migrations/postgres/0001_initial.sql"),
         then: None,
     },
     Migration {
         version: 2,
         sql: include_str!("../../migrations/sqlite/0002_privacy_at_rest.sql"),
+        postgres: include_str!("../../migrations/postgres/0002_privacy_at_rest.sql"),
         then: Some(convert_to_one_row_per_response),
     },
     Migration {
         version: 3,
         sql: include_str!("../../migrations/sqlite/0003_designs.sql"),
+        postgres: include_str!("../../migrations/postgres/0003_designs.sql"),
         then: None,
     },
     Migration {
         version: 4,
         sql: include_str!("../../migrations/sqlite/0004_survey_intro.sql"),
+        postgres: include_str!("../../migrations/postgres/0004_survey_intro.sql"),
         then: None,
     },
     Migration {
         version: 5,
         sql: include_str!("../../migrations/sqlite/0005_blind_tokens.sql"),
+        postgres: include_str!("../../migrations/postgres/0005_blind_tokens.sql"),
         then: Some(draw_invitation_keys),
     },
     Migration {
         version: 6,
         sql: include_str!("../../migrations/sqlite/0006_analyses.sql"),
+        postgres: include_str!("../../migrations/postgres/0006_analyses.sql"),
         then: None,
     },
 ];
@@ -58,10 +67,27 @@ const MIGRATIONS: [Migration; 6] = [
 pub const LATEST_VERSION: u32 = 6;
 
 /// Brings the database to [`LATEST_VERSION`] in one transaction (all steps or none).
-pub fn migrate(connection: &Connection) -> Result<(), AppError> {
-    connection.execute_batch("BEGIN IMMEDIATE")?;
+pub fn migrate(connection: &Conn) -> Result<(), AppError> {
+    connection.execute_batch(if connection.is_postgres() {
+        "BEGIN"
+    } else {
+        "BEGIN IMMEDIATE"
+    })?;
     let outcome = (|| {
-        let version: u32 = connection.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+        let version = if connection.is_postgres() {
+            // Held until COMMIT: other nodes starting now wait here, then find the steps done.
+            super::queries::startup_lock(connection)?;
+            connection.execute_batch(
+                "CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)",
+            )?;
+            connection.query_row(
+                "SELECT coalesce(max(version), 0) FROM schema_version",
+                (),
+                |row| row.get::<_, u32>(0),
+            )?
+        } else {
+            connection.query_row("PRAGMA user_version", (), |row| row.get::<_, u32>(0))?
+        };
         if version > LATEST_VERSION {
             return Err(AppError::internal(format_args!(
                 "the database has schema version {version}, newer than this binary's \
@@ -69,11 +95,24 @@ pub fn migrate(connection: &Connection) -> Result<(), AppError> {
             )));
         }
         for migration in MIGRATIONS.iter().filter(|m| m.version > version) {
-            connection.execute_batch(migration.sql)?;
+            if connection.is_postgres() {
+                connection.execute_batch(migration.postgres)?;
+            } else {
+                connection.execute_batch(migration.sql)?;
+            }
             if let Some(then) = migration.then {
                 then(connection)?;
             }
-            connection.pragma_update(None, "user_version", migration.version)?;
+            if connection.is_postgres() {
+                connection.execute("DELETE FROM schema_version", ())?;
+                connection.execute(
+                    "INSERT INTO schema_version (version) VALUES (?1)",
+                    [migration.version],
+                )?;
+            } else {
+                connection
+                    .execute_batch(&format!("PRAGMA user_version = {}", migration.version))?;
+            }
             tracing::info!(version = migration.version, "migrated the database schema");
         }
         Ok(())
@@ -91,11 +130,11 @@ pub fn migrate(connection: &Connection) -> Result<(), AppError> {
 }
 
 /// The per-database withdrawal key (drawn by migration 0002).
-pub fn withdrawal_key(connection: &Connection) -> Result<WithdrawalKey, AppError> {
+pub fn withdrawal_key(connection: &Conn) -> Result<WithdrawalKey, AppError> {
     let bytes: Vec<u8> = connection.query_row(
         "SELECT value FROM secrets WHERE name = 'withdrawal_key'",
-        [],
-        |row| row.get(0),
+        (),
+        |row| row.get::<_, Vec<u8>>(0),
     )?;
     WithdrawalKey::from_stored(&bytes)
 }
@@ -104,10 +143,10 @@ pub fn withdrawal_key(connection: &Connection) -> Result<WithdrawalKey, AppError
 /// closed one never evaluates anything again). Its unused invitations stay usable, through
 /// links that carry the new key's fingerprint: the old links, without one, are refused by
 /// the form, so their owner sends new ones.
-fn draw_invitation_keys(connection: &Connection) -> Result<(), AppError> {
+fn draw_invitation_keys(connection: &Conn) -> Result<(), AppError> {
     let surveys = connection
         .prepare("SELECT id FROM surveys WHERE requires_invitation = 1 AND status <> 'closed'")?
-        .query_map([], |row| row.get::<_, i64>(0))?
+        .query_map((), |row| row.get::<_, i64>(0))?
         .collect::<Result<Vec<_>, _>>()?;
     for survey_id in surveys {
         super::redemptions::ensure_key(connection, SurveyId::from_stored(survey_id))?;
@@ -118,22 +157,26 @@ fn draw_invitation_keys(connection: &Connection) -> Result<(), AppError> {
 /// 0002: draws the withdrawal key, and moves every response of the first release's
 /// `responses`/`reports` tables (keyed by the response id) into `stored_responses` (one row
 /// each, keyed by the record id), then drops the old tables.
-fn convert_to_one_row_per_response(connection: &Connection) -> Result<(), AppError> {
+fn convert_to_one_row_per_response(connection: &Conn) -> Result<(), AppError> {
     connection.execute(
         "INSERT INTO secrets (name, value) VALUES ('withdrawal_key', ?1)",
         [random_bytes::<{ WithdrawalKey::BYTES }>()?.to_vec()],
     )?;
-    let mut responses = connection.prepare("SELECT survey_id, response_id FROM responses")?;
-    let mut reports_of = connection.prepare(
+    // PostgreSQL starts at this schema: it never held the first release's tables.
+    if connection.is_postgres() {
+        return Ok(());
+    }
+    let responses = connection.prepare("SELECT survey_id, response_id FROM responses")?;
+    let reports_of = connection.prepare(
         "SELECT reports.question_id, reports.epsilon, reports.report
          FROM reports JOIN questions ON questions.id = reports.question_id
          WHERE reports.response_id = ?1 ORDER BY questions.position",
     )?;
-    let mut insert = connection.prepare(
+    let insert = connection.prepare(
         "INSERT INTO stored_responses (survey_id, record_id, reports) VALUES (?1, ?2, ?3)",
     )?;
     let old = responses
-        .query_map([], |row| {
+        .query_map((), |row| {
             Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
         })?
         .collect::<Result<Vec<_>, _>>()?;

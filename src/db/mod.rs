@@ -1,15 +1,21 @@
-//! Storage: one writer thread (group commit) and a small pool of read-only connections.
+//! Storage: one writer thread (group commit) and a small pool of read connections, on
+//! SQLite (a file, the embedded default) or PostgreSQL (a URL, for several nodes).
 //!
-//! All SQL lives in [`queries`], in synchronous functions taking `&Connection`; this module
-//! only decides which connection runs them and where.
+//! All SQL lives in [`queries`] and its neighbours, in synchronous functions taking
+//! `&`[`Conn`], written once for both engines ([`sql`]); this module only decides which
+//! connection runs them and where.
 
 pub mod backup;
 mod closing;
 pub mod compaction;
+mod location;
 mod migrations;
+mod pg_writer;
 pub mod queries;
 pub mod redemptions;
 pub mod responses;
+pub mod rewrite;
+pub mod sql;
 mod writer;
 
 use std::collections::HashMap;
@@ -18,7 +24,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
 
+pub use location::DbLocation;
 use rusqlite::{Connection, OpenFlags};
+pub use sql::Conn;
 
 use crate::domain::{Slug, Survey, SurveyStatus, WithdrawalKey};
 use crate::error::AppError;
@@ -27,6 +35,8 @@ pub use migrations::LATEST_VERSION as SCHEMA_VERSION;
 use writer::{AfterCommit, Writer};
 
 const READ_CONNECTIONS: usize = 4;
+/// Read connections to PostgreSQL: reads wait on the network, not on one file.
+const POSTGRES_READ_CONNECTIONS: usize = 8;
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// Page cache of the write connection, in KiB (negative in SQLite's PRAGMA): response ids
 /// are random, so inserts touch random B-tree leaves; the default 2 MiB re-read them
@@ -55,16 +65,27 @@ pub struct Database {
 impl Database {
     /// Opens (creating if needed) the database file, migrates it to this binary's schema,
     /// starts the writer with the default epoch interval.
-    pub fn open(path: &Path) -> Result<Self, AppError> {
-        Self::open_with(path, DEFAULT_COMPACT_EVERY)
+    pub fn open(location: impl Into<DbLocation>) -> Result<Self, AppError> {
+        Self::open_with(location, DEFAULT_COMPACT_EVERY)
     }
 
-    /// [`Database::open`] with an epoch within `compact_every` of any write.
-    pub fn open_with(path: &Path, compact_every: Duration) -> Result<Self, AppError> {
+    /// [`Database::open`] with an epoch within `compact_every` of any write (SQLite).
+    pub fn open_with(
+        location: impl Into<DbLocation>,
+        compact_every: Duration,
+    ) -> Result<Self, AppError> {
+        match location.into() {
+            DbLocation::Sqlite(path) => Self::open_sqlite(&path, compact_every),
+            DbLocation::Postgres(url) => Self::open_postgres(&url, compact_every),
+        }
+    }
+
+    fn open_sqlite(path: &Path, compact_every: Duration) -> Result<Self, AppError> {
         let write_connection = Connection::open(path)?;
         configure(&write_connection)?;
         write_connection.pragma_update(None, "cache_size", -WRITER_CACHE_KIB)?;
         write_connection.pragma_update(None, "wal_autocheckpoint", WAL_AUTOCHECKPOINT_PAGES)?;
+        let write_connection = Conn::sqlite(write_connection);
         migrations::migrate(&write_connection)?;
         let withdrawal_key = migrations::withdrawal_key(&write_connection)?;
         // Readers open after the writer so that the file and its WAL already exist.
@@ -76,7 +97,7 @@ impl Database {
                 )?;
                 connection.busy_timeout(BUSY_TIMEOUT)?;
                 connection.pragma_update(None, "query_only", true)?;
-                Ok(Mutex::new(connection))
+                Ok(Mutex::new(Conn::sqlite(connection)))
             })
             .collect::<Result<Vec<_>, AppError>>()?;
         Ok(Self {
@@ -84,10 +105,45 @@ impl Database {
             readers: Arc::new(ReadPool {
                 connections: readers,
                 next: AtomicUsize::new(0),
+                reconnect: None,
+                engine: sql::Engine::Sqlite,
             }),
             open_surveys: Arc::default(),
             withdrawal_key,
         })
+    }
+
+    /// PostgreSQL: the schema is migrated under an advisory lock; the writer commits groups
+    /// on one connection, the readers use their own. The blocking client runs a runtime of
+    /// its own, so connections are made on a thread outside the caller's async runtime.
+    fn open_postgres(url: &str, tick: Duration) -> Result<Self, AppError> {
+        let url = url.to_owned();
+        std::thread::spawn(move || {
+            let write_connection = Conn::postgres(&url)?;
+            migrations::migrate(&write_connection)?;
+            let withdrawal_key = migrations::withdrawal_key(&write_connection)?;
+            let readers = (0..POSTGRES_READ_CONNECTIONS)
+                .map(|_| Ok(Mutex::new(Conn::postgres(&url)?)))
+                .collect::<Result<Vec<_>, AppError>>()?;
+            Ok(Self {
+                writer: pg_writer::start(write_connection, url.clone(), tick)?,
+                readers: Arc::new(ReadPool {
+                    connections: readers,
+                    next: AtomicUsize::new(0),
+                    reconnect: Some(url),
+                    engine: sql::Engine::Postgres,
+                }),
+                open_surveys: Arc::default(),
+                withdrawal_key,
+            })
+        })
+        .join()
+        .map_err(|_| AppError::internal("connecting to PostgreSQL panicked"))?
+    }
+
+    /// The engine behind this handle.
+    pub fn engine(&self) -> sql::Engine {
+        self.readers.engine
     }
 
     /// The key of the tags that withdrawals leave (HMAC over the response id).
@@ -146,7 +202,7 @@ impl Database {
     pub async fn write<T, F>(&self, work: F) -> Result<T, AppError>
     where
         T: Send + 'static,
-        F: FnOnce(&Connection) -> Result<T, AppError> + Send + 'static,
+        F: FnOnce(&Conn) -> Result<T, AppError> + Send + 'static,
     {
         self.writer.submit(AfterCommit::Nothing, work).await
     }
@@ -156,7 +212,7 @@ impl Database {
     pub async fn write_then_truncate_wal<T, F>(&self, work: F) -> Result<T, AppError>
     where
         T: Send + 'static,
-        F: FnOnce(&Connection) -> Result<T, AppError> + Send + 'static,
+        F: FnOnce(&Conn) -> Result<T, AppError> + Send + 'static,
     {
         self.writer.submit(AfterCommit::TruncateWal, work).await
     }
@@ -166,7 +222,7 @@ impl Database {
     pub async fn write_then_compact<T, F>(&self, work: F) -> Result<T, AppError>
     where
         T: Send + 'static,
-        F: FnOnce(&Connection) -> Result<T, AppError> + Send + 'static,
+        F: FnOnce(&Conn) -> Result<T, AppError> + Send + 'static,
     {
         self.writer.submit(AfterCommit::Compact, work).await
     }
@@ -193,7 +249,7 @@ impl Database {
     pub async fn read<T, F>(&self, work: F) -> Result<T, AppError>
     where
         T: Send + 'static,
-        F: FnOnce(&Connection) -> Result<T, AppError> + Send + 'static,
+        F: FnOnce(&Conn) -> Result<T, AppError> + Send + 'static,
     {
         let readers = Arc::clone(&self.readers);
         tokio::task::spawn_blocking(move || readers.with_connection(work))
@@ -206,7 +262,7 @@ fn configure(connection: &Connection) -> Result<(), AppError> {
     connection.busy_timeout(BUSY_TIMEOUT)?;
     // WAL lets readers run while the writer commits; FULL makes each commit durable
     // before the writer acknowledges it.
-    let mode: String = connection.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
+    let mode: String = connection.query_row("PRAGMA journal_mode = WAL", (), |row| row.get(0))?;
     if !mode.eq_ignore_ascii_case("wal") {
         return Err(AppError::internal(format_args!(
             "the database refused WAL mode (got {mode})"
@@ -221,24 +277,33 @@ fn configure(connection: &Connection) -> Result<(), AppError> {
 }
 
 struct ReadPool {
-    connections: Vec<Mutex<Connection>>,
+    connections: Vec<Mutex<Conn>>,
     next: AtomicUsize,
+    /// PostgreSQL: the URL to connect again when a connection broke (a server restart).
+    reconnect: Option<String>,
+    engine: sql::Engine,
 }
 
 impl ReadPool {
-    fn with_connection<T>(&self, work: impl FnOnce(&Connection) -> T) -> T {
+    fn with_connection<T>(&self, work: impl FnOnce(&Conn) -> T) -> T {
         let start = self.next.fetch_add(1, Ordering::Relaxed) % self.connections.len();
         let free = (0..self.connections.len())
             .map(|offset| &self.connections[(start + offset) % self.connections.len()])
             .find_map(|slot| slot.try_lock().ok());
-        match free {
-            Some(connection) => work(&connection),
-            None => {
-                let connection = self.connections[start]
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner);
-                work(&connection)
+        let mut connection = match free {
+            Some(connection) => connection,
+            None => self.connections[start]
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        };
+        if connection.is_broken() {
+            if let Some(url) = &self.reconnect {
+                match Conn::postgres(url) {
+                    Ok(fresh) => *connection = fresh,
+                    Err(error) => tracing::error!(%error, "cannot reconnect a reader"),
+                }
             }
         }
+        work(&connection)
     }
 }

@@ -1,8 +1,8 @@
 //! Every SQL statement of Deniable: synchronous, parameterized, one connection argument.
 //! Owner checks are part of the queries themselves, so a non-owner sees nothing at all.
 
+use super::sql::{params, Conn, OptionalExtension};
 use randomized_response::PrivacyLevel;
-use rusqlite::{params, Connection, ErrorCode, OptionalExtension};
 
 use crate::crypto::PasswordHash;
 use crate::domain::GROUPING_TYPE;
@@ -13,46 +13,21 @@ use crate::domain::{
 };
 use crate::error::AppError;
 
-// --- maintenance (backup, restore) ---------------------------------------------------------
-
-/// `PRAGMA integrity_check`: "ok", or the first problems found.
-pub fn integrity_check(connection: &Connection) -> Result<String, AppError> {
-    let mut statement = connection.prepare("PRAGMA integrity_check")?;
-    let lines = statement
-        .query_map([], |row| row.get::<_, String>(0))?
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(lines.join("; "))
-}
-
-/// A compacted, self-contained copy of the database in the new file `path` (one read
-/// transaction: a consistent snapshot).
-pub fn vacuum_into(connection: &Connection, path: &str) -> Result<(), AppError> {
-    connection.execute("VACUUM INTO ?1", [path])?;
+/// The lock of start-up work on PostgreSQL (migrations, the demo survey, the first
+/// sign-up link), held until the end of the transaction: several nodes starting at once
+/// do that work one after the other, and each finds what the one before did. Nothing on
+/// SQLite, where the writer's `BEGIN IMMEDIATE` already serializes it.
+pub fn startup_lock(connection: &Conn) -> Result<(), AppError> {
+    if connection.is_postgres() {
+        connection.query_row("SELECT pg_advisory_xact_lock(?1)", [STARTUP_LOCK], |_| {
+            Ok(())
+        })?;
+    }
     Ok(())
 }
 
-pub fn take_exclusive_lock(connection: &Connection) -> Result<(), AppError> {
-    connection.execute_batch("BEGIN EXCLUSIVE; COMMIT")?;
-    Ok(())
-}
-
-/// Whether a file holds Deniable's tables (of any schema version; a restored older one is
-/// migrated at the next start).
-pub fn looks_like_deniable(connection: &Connection) -> Result<bool, AppError> {
-    let tables: i64 = connection.query_row(
-        "SELECT count(*) FROM sqlite_master
-         WHERE type = 'table' AND name IN ('researchers', 'surveys', 'questions')",
-        [],
-        |row| row.get(0),
-    )?;
-    Ok(tables == 3)
-}
-
-fn is_unique_violation(error: &rusqlite::Error) -> bool {
-    matches!(error, rusqlite::Error::SqliteFailure(e, _)
-        if e.code == ErrorCode::ConstraintViolation
-            && e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE)
-}
+/// The advisory lock key of start-up work ("deniable" in ASCII, in 64 bits).
+const STARTUP_LOCK: i64 = 0x6465_6e69_6162_6c65;
 
 // SQLite integers are i64; counts in the domain are u64.
 fn count_to_sql(count: u64) -> Result<i64, AppError> {
@@ -71,17 +46,19 @@ pub(super) fn stored_level(epsilon: f64) -> Result<PrivacyLevel, AppError> {
 // --- researchers and tokens ---------------------------------------------------------------
 
 pub fn insert_researcher(
-    connection: &Connection,
+    connection: &Conn,
     email: &Email,
     password: &PasswordHash,
 ) -> Result<ResearcherId, AppError> {
-    connection
-        .execute(
-            "INSERT INTO researchers (email, password_hash, password_salt) VALUES (?1, ?2, ?3)",
+    let id: i64 = connection
+        .query_row(
+            "INSERT INTO researchers (email, password_hash, password_salt) VALUES (?1, ?2, ?3)
+             RETURNING id",
             params![email.as_str(), password.hash(), password.salt()],
+            |row| row.get(0),
         )
         .map_err(|error| {
-            if is_unique_violation(&error) {
+            if error.is_unique_violation() {
                 AppError::conflict(
                     "researcher_exists",
                     format!("a researcher with e-mail {email} already exists"),
@@ -90,10 +67,10 @@ pub fn insert_researcher(
                 error.into()
             }
         })?;
-    Ok(ResearcherId::from_stored(connection.last_insert_rowid()))
+    Ok(ResearcherId::from_stored(id))
 }
 
-pub fn researcher_id(connection: &Connection, email: &Email) -> Result<Option<i64>, AppError> {
+pub fn researcher_id(connection: &Conn, email: &Email) -> Result<Option<i64>, AppError> {
     Ok(connection
         .query_row(
             "SELECT id FROM researchers WHERE email = ?1",
@@ -104,10 +81,7 @@ pub fn researcher_id(connection: &Connection, email: &Email) -> Result<Option<i6
 }
 
 /// Who owns the survey with this slug; `None` when there is none.
-pub fn survey_owner(
-    connection: &Connection,
-    slug: &Slug,
-) -> Result<Option<ResearcherId>, AppError> {
+pub fn survey_owner(connection: &Conn, slug: &Slug) -> Result<Option<ResearcherId>, AppError> {
     Ok(connection
         .query_row(
             "SELECT owner_id FROM surveys WHERE slug = ?1",
@@ -119,7 +93,7 @@ pub fn survey_owner(
 }
 
 pub fn researcher_for_token(
-    connection: &Connection,
+    connection: &Conn,
     token: &TokenHash,
 ) -> Result<Option<ResearcherId>, AppError> {
     Ok(connection
@@ -131,11 +105,7 @@ pub fn researcher_for_token(
         .optional()?)
 }
 
-pub fn insert_token(
-    connection: &Connection,
-    email: &Email,
-    token: &TokenHash,
-) -> Result<(), AppError> {
+pub fn insert_token(connection: &Conn, email: &Email, token: &TokenHash) -> Result<(), AppError> {
     let inserted = connection.execute(
         "INSERT INTO api_tokens (token_hash, researcher_id)
          SELECT ?1, id FROM researchers WHERE email = ?2",
@@ -150,19 +120,20 @@ pub fn insert_token(
 // --- surveys ------------------------------------------------------------------------------
 
 pub fn insert_survey(
-    connection: &Connection,
+    connection: &Conn,
     owner_id: ResearcherId,
     slug: &Slug,
     definition: &SurveyDefinition,
     status: SurveyStatus,
 ) -> Result<SurveyId, AppError> {
-    connection
-        .execute(
+    let survey_id: i64 = connection
+        .query_row(
             "INSERT INTO surveys
                  (slug, owner_id, title, description, status, planned_respondents,
                   requires_invitation, delete_after, min_cell,
                   researcher, contact, consent, language, target_responses, closes_at)
-             VALUES (?1, ?2, ?3, ?4, 'draft', ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+             VALUES (?1, ?2, ?3, ?4, 'draft', ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+             RETURNING id",
             params![
                 slug.as_str(),
                 owner_id.get(),
@@ -186,19 +157,19 @@ pub fn insert_survey(
                     .closes_at()
                     .map(ClosingTime::unix),
             ],
+            |row| row.get(0),
         )
         .map_err(|error| {
-            if is_unique_violation(&error) {
+            if error.is_unique_violation() {
                 AppError::conflict("slug_taken", format!("the slug {slug} is taken"))
             } else {
                 error.into()
             }
         })?;
-    let survey_id = connection.last_insert_rowid();
     if definition.requires_invitation() {
         super::redemptions::ensure_key(connection, SurveyId::from_stored(survey_id))?;
     }
-    let mut insert_question = connection.prepare(
+    let insert_question = connection.prepare(
         "INSERT INTO questions (survey_id, position, text, epsilon, design)
          VALUES (?1, ?2, ?3, ?4, ?5)",
     )?;
@@ -239,7 +210,7 @@ const GROUPING_EPSILON_PLACEHOLDER: f64 = 1.0;
 
 /// Stores a new draft and reads it back as its owner will see it.
 pub fn insert_draft(
-    connection: &Connection,
+    connection: &Conn,
     owner_id: ResearcherId,
     slug: &Slug,
     definition: &SurveyDefinition,
@@ -252,13 +223,14 @@ pub fn insert_draft(
 /// Creates the demo owner (no password: it can never log in) and the open demo survey,
 /// unless they exist, and hands the demo to the first researcher account if there is one
 /// ([`adopt_demo_survey`]). Returns whether the survey was created.
-pub fn ensure_demo_survey(connection: &Connection) -> Result<bool, AppError> {
+pub fn ensure_demo_survey(connection: &Conn) -> Result<bool, AppError> {
+    startup_lock(connection)?;
     if find_survey(connection, &Slug::demo())?.is_some() {
         adopt_demo_survey(connection)?;
         return Ok(false);
     }
     connection.execute(
-        "INSERT OR IGNORE INTO researchers (email) VALUES (?1)",
+        "INSERT INTO researchers (email) VALUES (?1) ON CONFLICT DO NOTHING",
         [Email::demo_owner().as_str()],
     )?;
     let owner_id = researcher_id(connection, &Email::demo_owner())?
@@ -279,7 +251,7 @@ pub fn ensure_demo_survey(connection: &Connection) -> Result<bool, AppError> {
 /// oldest that can sign in), so a newcomer finds it in the workspace with its results.
 /// Does nothing once the demo has left the demo owner, or while nobody can sign in; called
 /// whenever an account is made and when the server starts. Returns whether it moved.
-pub fn adopt_demo_survey(connection: &Connection) -> Result<bool, AppError> {
+pub fn adopt_demo_survey(connection: &Conn) -> Result<bool, AppError> {
     let moved = connection.execute(
         "UPDATE surveys
          SET owner_id = (SELECT min(id) FROM researchers WHERE password_hash IS NOT NULL)
@@ -292,13 +264,13 @@ pub fn adopt_demo_survey(connection: &Connection) -> Result<bool, AppError> {
 }
 
 /// Any survey by slug: what respondents may see.
-pub fn find_survey(connection: &Connection, slug: &Slug) -> Result<Option<Survey>, AppError> {
+pub fn find_survey(connection: &Conn, slug: &Slug) -> Result<Option<Survey>, AppError> {
     load_survey(connection, slug, None)
 }
 
 /// A survey by slug, only if this researcher owns it.
 pub fn find_owned_survey(
-    connection: &Connection,
+    connection: &Conn,
     slug: &Slug,
     owner: ResearcherId,
 ) -> Result<Option<Survey>, AppError> {
@@ -306,7 +278,7 @@ pub fn find_owned_survey(
 }
 
 fn load_survey(
-    connection: &Connection,
+    connection: &Conn,
     slug: &Slug,
     owner: Option<ResearcherId>,
 ) -> Result<Option<Survey>, AppError> {
@@ -316,7 +288,7 @@ fn load_survey(
                     delete_after, min_cell, researcher, contact, consent, language,
                     target_responses, closes_at, unblinded_at_responses
              FROM surveys
-             WHERE slug = ?1 AND (?2 IS NULL OR owner_id = ?2)",
+             WHERE slug = ?1 AND owner_id = coalesce(?2, owner_id)",
             params![slug.as_str(), owner.map(ResearcherId::get)],
             |row| {
                 Ok((
@@ -370,7 +342,7 @@ fn load_survey(
     let min_cell = MinCell::parse(min_cell)
         .map_err(|_| AppError::internal("a stored min_cell is out of range"))?;
     let planned_respondents = count_from_sql(planned_respondents)?;
-    let mut statement = connection.prepare(
+    let statement = connection.prepare(
         "SELECT id, position, text, epsilon, design FROM questions
          WHERE survey_id = ?1 ORDER BY position",
     )?;
@@ -424,7 +396,7 @@ fn load_survey(
 /// Moves an owned survey from `from` to `to`; 404 when not owned, 409 when in another state.
 /// Opening refuses a closing time that has passed meanwhile (409 `closes_at_passed`).
 pub fn change_status(
-    connection: &Connection,
+    connection: &Conn,
     slug: &Slug,
     owner: ResearcherId,
     from: SurveyStatus,
@@ -452,6 +424,9 @@ pub fn change_status(
         // A closed survey redeems and spends nothing more: its private key goes.
         if to == SurveyStatus::Closed {
             super::redemptions::erase_private_key(connection, slug)?;
+            if let Some(survey) = find_survey(connection, slug)? {
+                super::rewrite::rewrite_survey_rows(connection, survey.id)?;
+            }
         }
         return Ok(());
     }
@@ -478,7 +453,7 @@ pub fn change_status(
 /// how many responses it had: its anytime interval becomes primary for good. Returns that
 /// count (again, unchanged, when it was unblinded before). 404 when not owned; 409
 /// `not_blinded` for a survey watched live or already closed, `not_open` for a draft.
-pub fn unblind(connection: &Connection, slug: &Slug, owner: ResearcherId) -> Result<u64, AppError> {
+pub fn unblind(connection: &Conn, slug: &Slug, owner: ResearcherId) -> Result<u64, AppError> {
     let survey = find_owned_survey(connection, slug, owner)?.ok_or(AppError::NotFound("survey"))?;
     if let Some(responses) = survey.unblinded_at {
         return Ok(responses);
@@ -518,7 +493,7 @@ pub fn unblind(connection: &Connection, slug: &Slug, owner: ResearcherId) -> Res
 
 /// A draft's stopping rule (the builder): none, a target, a closing time, or both.
 pub fn update_stopping_rule(
-    connection: &Connection,
+    connection: &Conn,
     slug: &Slug,
     owner: ResearcherId,
     rule: StoppingRule,
@@ -537,39 +512,41 @@ pub fn update_stopping_rule(
 
 /// Closes every open survey whose closing time has come (the writer's timer); returns their
 /// slugs.
-pub fn close_due_surveys(
-    connection: &Connection,
-    now: ClosingTime,
-) -> Result<Vec<String>, AppError> {
-    let mut statement = connection.prepare_cached(
+pub fn close_due_surveys(connection: &Conn, now: ClosingTime) -> Result<Vec<String>, AppError> {
+    let statement = connection.prepare_cached(
         "UPDATE surveys SET status = 'closed'
          WHERE status = 'open' AND closes_at IS NOT NULL AND closes_at <= ?1
-         RETURNING slug",
+         RETURNING id, slug",
     )?;
-    let slugs = statement
-        .query_map([now.unix()], |row| row.get(0))?
-        .collect::<Result<Vec<String>, _>>()?;
-    Ok(slugs)
+    let closed = statement
+        .query_map([now.unix()], |row| {
+            Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    for (id, _) in &closed {
+        super::rewrite::rewrite_survey_rows(connection, SurveyId::from_stored(*id))?;
+    }
+    Ok(closed.into_iter().map(|(_, slug)| slug).collect())
 }
 
 /// The earliest closing time of an open survey, if any (when the writer must wake next).
-pub fn next_closing_time(connection: &Connection) -> Result<Option<ClosingTime>, AppError> {
+pub fn next_closing_time(connection: &Conn) -> Result<Option<ClosingTime>, AppError> {
     let next: Option<i64> = connection
         .prepare_cached(
             "SELECT min(closes_at) FROM surveys WHERE status = 'open' AND closes_at IS NOT NULL",
         )?
-        .query_row([], |row| row.get(0))?;
+        .query_row((), |row| row.get(0))?;
     Ok(next.map(ClosingTime::from_unix))
 }
 
 // --- invitations --------------------------------------------------------------------------
 
 pub fn insert_invitations(
-    connection: &Connection,
+    connection: &Conn,
     survey_id: SurveyId,
     invitations: &[InvitationHash],
 ) -> Result<(), AppError> {
-    let mut insert = connection
+    let insert = connection
         .prepare_cached("INSERT INTO invitations (code_hash, survey_id) VALUES (?1, ?2)")?;
     for invitation in invitations {
         insert.execute(params![invitation.as_bytes(), survey_id.get()])?;
@@ -595,10 +572,10 @@ impl QuestionCounts {
 
 /// Every question's report counts (questions without reports are left out).
 pub fn survey_report_counts(
-    connection: &Connection,
+    connection: &Conn,
     survey_id: SurveyId,
 ) -> Result<Vec<QuestionCounts>, AppError> {
-    let mut statement = connection.prepare(
+    let statement = connection.prepare(
         "SELECT report_counts.question_id, report_counts.report, report_counts.n
          FROM report_counts JOIN questions ON questions.id = report_counts.question_id
          WHERE questions.survey_id = ?1 AND report_counts.n > 0
@@ -634,11 +611,11 @@ pub fn survey_report_counts(
 /// One grouping question's running counts: per answer (the option index), every randomized
 /// question's report counts among the responses that gave it.
 pub fn grouped_report_counts(
-    connection: &Connection,
+    connection: &Conn,
     grouping: QuestionId,
     options: usize,
 ) -> Result<Vec<Vec<QuestionCounts>>, AppError> {
-    let mut statement = connection.prepare_cached(
+    let statement = connection.prepare_cached(
         "SELECT answer, question_id, report, n FROM grouped_report_counts
          WHERE grouping_id = ?1 AND n > 0
          ORDER BY answer, question_id, report",
@@ -679,17 +656,17 @@ pub fn grouped_report_counts(
 // --- the researcher's workspace: accounts, sessions, one-time links ------------------------
 
 /// Whether any researcher can sign in (the demo owner, without a password, cannot).
-pub fn any_researcher_can_sign_in(connection: &Connection) -> Result<bool, AppError> {
+pub fn any_researcher_can_sign_in(connection: &Conn) -> Result<bool, AppError> {
     Ok(connection.query_row(
         "SELECT EXISTS (SELECT 1 FROM researchers WHERE password_hash IS NOT NULL)",
-        [],
+        (),
         |row| row.get(0),
     )?)
 }
 
 /// A researcher's id and stored password hash, by e-mail; `None` for unknown addresses.
 pub fn researcher_credentials(
-    connection: &Connection,
+    connection: &Conn,
     email: &Email,
 ) -> Result<Option<(ResearcherId, Option<PasswordHash>)>, AppError> {
     let found = connection
@@ -722,7 +699,7 @@ pub struct LoginFailures {
 
 /// Failed sign-ins of this account that are not forgotten at `now`.
 pub fn recent_login_failures(
-    connection: &Connection,
+    connection: &Conn,
     researcher: ResearcherId,
     now: i64,
 ) -> Result<LoginFailures, AppError> {
@@ -739,7 +716,7 @@ pub fn recent_login_failures(
 }
 
 pub fn record_login_failure(
-    connection: &Connection,
+    connection: &Conn,
     researcher: ResearcherId,
     forget_at: i64,
     now: i64,
@@ -752,10 +729,7 @@ pub fn record_login_failure(
     Ok(())
 }
 
-pub fn clear_login_failures(
-    connection: &Connection,
-    researcher: ResearcherId,
-) -> Result<(), AppError> {
+pub fn clear_login_failures(connection: &Conn, researcher: ResearcherId) -> Result<(), AppError> {
     connection.execute(
         "DELETE FROM login_failures WHERE researcher_id = ?1",
         [researcher.get()],
@@ -764,7 +738,7 @@ pub fn clear_login_failures(
 }
 
 pub fn insert_session(
-    connection: &Connection,
+    connection: &Conn,
     token: &TokenHash,
     researcher: ResearcherId,
     now: i64,
@@ -797,7 +771,7 @@ pub struct LiveSession {
 }
 
 pub fn find_session(
-    connection: &Connection,
+    connection: &Conn,
     token: &TokenHash,
     now: i64,
 ) -> Result<Option<LiveSession>, AppError> {
@@ -821,7 +795,7 @@ pub fn find_session(
 
 /// Moves a session's idle expiry on (never past its absolute expiry, which stays).
 pub fn touch_session(
-    connection: &Connection,
+    connection: &Conn,
     token: &TokenHash,
     idle_expires_at: i64,
 ) -> Result<(), AppError> {
@@ -832,7 +806,7 @@ pub fn touch_session(
     Ok(())
 }
 
-pub fn delete_session(connection: &Connection, token: &TokenHash) -> Result<(), AppError> {
+pub fn delete_session(connection: &Conn, token: &TokenHash) -> Result<(), AppError> {
     connection.execute(
         "DELETE FROM sessions WHERE token_hash = ?1",
         [token.as_bytes()],
@@ -842,11 +816,12 @@ pub fn delete_session(connection: &Connection, token: &TokenHash) -> Result<(), 
 
 /// Replaces any earlier first-account link by this one.
 pub fn replace_setup_link(
-    connection: &Connection,
+    connection: &Conn,
     token: &TokenHash,
     expires_at: i64,
 ) -> Result<(), AppError> {
-    connection.execute("DELETE FROM signup_links WHERE invited_by IS NULL", [])?;
+    startup_lock(connection)?;
+    connection.execute("DELETE FROM signup_links WHERE invited_by IS NULL", ())?;
     connection.execute(
         "INSERT INTO signup_links (token_hash, invited_by, expires_at) VALUES (?1, NULL, ?2)",
         params![token.as_bytes(), expires_at],
@@ -855,7 +830,7 @@ pub fn replace_setup_link(
 }
 
 pub fn insert_invitation(
-    connection: &Connection,
+    connection: &Conn,
     token: &TokenHash,
     invited_by: ResearcherId,
     expires_at: i64,
@@ -868,7 +843,7 @@ pub fn insert_invitation(
 }
 
 pub fn signup_link_is_valid(
-    connection: &Connection,
+    connection: &Conn,
     token: &TokenHash,
     now: i64,
 ) -> Result<bool, AppError> {
@@ -880,11 +855,7 @@ pub fn signup_link_is_valid(
 }
 
 /// Uses up a one-time link; 404 when it is unknown, used or expired.
-pub fn consume_signup_link(
-    connection: &Connection,
-    token: &TokenHash,
-    now: i64,
-) -> Result<(), AppError> {
+pub fn consume_signup_link(connection: &Conn, token: &TokenHash, now: i64) -> Result<(), AppError> {
     let deleted = connection.execute(
         "DELETE FROM signup_links WHERE token_hash = ?1 AND expires_at > ?2",
         params![token.as_bytes(), now],
@@ -897,7 +868,7 @@ pub fn consume_signup_link(
 }
 
 pub fn insert_token_for(
-    connection: &Connection,
+    connection: &Conn,
     researcher: ResearcherId,
     token: &TokenHash,
 ) -> Result<(), AppError> {
@@ -910,10 +881,10 @@ pub fn insert_token_for(
 
 /// The researcher's API tokens (their hashes), in hash order.
 pub fn list_tokens(
-    connection: &Connection,
+    connection: &Conn,
     researcher: ResearcherId,
 ) -> Result<Vec<TokenHash>, AppError> {
-    let mut statement = connection.prepare(
+    let statement = connection.prepare(
         "SELECT token_hash FROM api_tokens WHERE researcher_id = ?1 ORDER BY token_hash",
     )?;
     let hashes = statement
@@ -924,7 +895,7 @@ pub fn list_tokens(
 }
 
 pub fn revoke_token(
-    connection: &Connection,
+    connection: &Conn,
     researcher: ResearcherId,
     token: &TokenHash,
 ) -> Result<(), AppError> {
@@ -952,10 +923,10 @@ pub struct SurveySummary {
 }
 
 pub fn list_owned_surveys(
-    connection: &Connection,
+    connection: &Conn,
     owner: ResearcherId,
 ) -> Result<Vec<SurveySummary>, AppError> {
-    let mut statement = connection.prepare(
+    let statement = connection.prepare(
         "SELECT slug, title, status,
                 CASE WHEN requires_invitation = 1 AND status = 'open' THEN NULL ELSE
                 (SELECT count(*) FROM stored_responses WHERE stored_responses.survey_id = surveys.id)
@@ -986,11 +957,7 @@ pub fn list_owned_surveys(
 }
 
 /// The id of an owned draft: 404 when not owned, 409 when no longer a draft.
-fn owned_draft(
-    connection: &Connection,
-    slug: &Slug,
-    owner: ResearcherId,
-) -> Result<SurveyId, AppError> {
+fn owned_draft(connection: &Conn, slug: &Slug, owner: ResearcherId) -> Result<SurveyId, AppError> {
     let found = connection
         .query_row(
             "SELECT id, status FROM surveys WHERE slug = ?1 AND owner_id = ?2",
@@ -1012,7 +979,7 @@ fn owned_draft(
 /// A draft's title, description, planned respondents and whether responses need an
 /// invitation.
 pub fn update_survey_details(
-    connection: &Connection,
+    connection: &Conn,
     slug: &Slug,
     owner: ResearcherId,
     details: &SurveyDetails,
@@ -1044,7 +1011,7 @@ pub fn update_survey_details(
 /// before the questions). Like the questions, they are fixed once the survey opens: a
 /// respondent agrees to the consent text the survey had when they answered.
 pub fn update_survey_intro(
-    connection: &Connection,
+    connection: &Conn,
     slug: &Slug,
     owner: ResearcherId,
     intro: &SurveyIntro,
@@ -1065,7 +1032,7 @@ pub fn update_survey_intro(
 }
 
 pub fn add_question(
-    connection: &Connection,
+    connection: &Conn,
     slug: &Slug,
     owner: ResearcherId,
     question: &DefinedQuestion,
@@ -1097,13 +1064,10 @@ pub fn add_question(
 
 /// A draft keeps at least one randomized question (grouping questions only describe the
 /// respondents); checked after a change, whose transaction it then rolls back.
-fn keep_a_randomized_question(
-    connection: &Connection,
-    survey_id: SurveyId,
-) -> Result<(), AppError> {
+fn keep_a_randomized_question(connection: &Conn, survey_id: SurveyId) -> Result<(), AppError> {
     let randomized: i64 = connection.query_row(
         "SELECT count(*) FROM questions
-         WHERE survey_id = ?1 AND coalesce(json_extract(design, '$.type'), 'yes_no') <> ?2",
+         WHERE survey_id = ?1 AND coalesce(design ->> 'type', 'yes_no') <> ?2",
         params![survey_id.get(), GROUPING_TYPE],
         |row| row.get(0),
     )?;
@@ -1119,7 +1083,7 @@ fn keep_a_randomized_question(
 
 /// The position of a question of an owned draft; 404 when it is not one.
 fn draft_question_position(
-    connection: &Connection,
+    connection: &Conn,
     slug: &Slug,
     owner: ResearcherId,
     question: QuestionId,
@@ -1137,7 +1101,7 @@ fn draft_question_position(
 }
 
 pub fn update_question(
-    connection: &Connection,
+    connection: &Conn,
     slug: &Slug,
     owner: ResearcherId,
     question: QuestionId,
@@ -1155,7 +1119,7 @@ pub fn update_question(
 
 /// Swaps a question with its neighbour above (`up`) or below; at either end, nothing moves.
 pub fn move_question(
-    connection: &Connection,
+    connection: &Conn,
     slug: &Slug,
     owner: ResearcherId,
     question: QuestionId,
@@ -1179,8 +1143,7 @@ pub fn move_question(
         return Ok(());
     };
     // UNIQUE (survey_id, position): park one question at -1 while the other moves.
-    let mut set_position =
-        connection.prepare("UPDATE questions SET position = ?2 WHERE id = ?1")?;
+    let set_position = connection.prepare("UPDATE questions SET position = ?2 WHERE id = ?1")?;
     set_position.execute(params![question.get(), -1])?;
     set_position.execute(params![neighbour_id, position])?;
     set_position.execute(params![question.get(), neighbour_position])?;
@@ -1188,7 +1151,7 @@ pub fn move_question(
 }
 
 pub fn delete_question(
-    connection: &Connection,
+    connection: &Conn,
     slug: &Slug,
     owner: ResearcherId,
     question: QuestionId,

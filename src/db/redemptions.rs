@@ -3,7 +3,7 @@
 //! spent tokens. Nothing here names a response, and no table orders its rows by arrival
 //! once a compaction epoch has run (every key is a hash).
 
-use rusqlite::{params, Connection, OptionalExtension};
+use super::sql::{params, Conn, OptionalExtension};
 
 use crate::domain::{
     invitation_unusable, invitation_used, Blinded, Evaluation, InvitationKey, Redemption, Slug,
@@ -13,7 +13,7 @@ use crate::error::AppError;
 
 /// The survey's public key, drawing its key pair first if it has none (invitations are
 /// being enabled). Runs in the caller's transaction.
-pub fn ensure_key(connection: &Connection, survey_id: SurveyId) -> Result<InvitationKey, AppError> {
+pub fn ensure_key(connection: &Conn, survey_id: SurveyId) -> Result<InvitationKey, AppError> {
     if let Some(key) = public_key(connection, survey_id)? {
         return Ok(key);
     }
@@ -33,7 +33,7 @@ pub fn ensure_key(connection: &Connection, survey_id: SurveyId) -> Result<Invita
 /// Erases the private key of a survey that closes: nothing can be redeemed or spent any
 /// more. (`secure_delete` overwrites the old bytes; the caller truncates the WAL before
 /// answering, so they survive in no file.)
-pub fn erase_private_key(connection: &Connection, slug: &Slug) -> Result<(), AppError> {
+pub fn erase_private_key(connection: &Conn, slug: &Slug) -> Result<(), AppError> {
     connection.execute(
         "UPDATE invitation_keys SET private_key = NULL
          WHERE survey_id = (SELECT id FROM surveys WHERE slug = ?1)",
@@ -43,7 +43,7 @@ pub fn erase_private_key(connection: &Connection, slug: &Slug) -> Result<(), App
 }
 
 pub fn public_key(
-    connection: &Connection,
+    connection: &Conn,
     survey_id: SurveyId,
 ) -> Result<Option<InvitationKey>, AppError> {
     let bytes: Option<Vec<u8>> = connection
@@ -54,10 +54,7 @@ pub fn public_key(
 }
 
 /// The private key, while the survey can collect.
-pub fn private_key(
-    connection: &Connection,
-    survey_id: SurveyId,
-) -> Result<Option<SurveyKey>, AppError> {
+pub fn private_key(connection: &Conn, survey_id: SurveyId) -> Result<Option<SurveyKey>, AppError> {
     let bytes: Option<Option<Vec<u8>>> = connection
         .prepare_cached("SELECT private_key FROM invitation_keys WHERE survey_id = ?1")?
         .query_row([survey_id.get()], |row| row.get(0))
@@ -86,7 +83,7 @@ fn survey_not_open() -> AppError {
 }
 
 fn stored_redemption(
-    connection: &Connection,
+    connection: &Conn,
     survey_id: SurveyId,
     redemption: &Redemption,
 ) -> Result<Option<(Blinded, Evaluation)>, AppError> {
@@ -113,7 +110,7 @@ fn stored_redemption(
 /// The answer to a used invitation: its stored evaluation for the same blinded element,
 /// 409 for another one, 403 when it was never an invitation of this survey.
 fn answer_for_used(
-    connection: &Connection,
+    connection: &Conn,
     survey_id: SurveyId,
     redemption: &Redemption,
 ) -> Result<Evaluation, AppError> {
@@ -128,7 +125,7 @@ fn answer_for_used(
 /// or the evaluation of an unused invitation, so that the writer does no group arithmetic.
 /// Unknown invitations cost no evaluation.
 pub fn prepare(
-    connection: &Connection,
+    connection: &Conn,
     survey_id: SurveyId,
     redemption: &Redemption,
 ) -> Result<Prepared, AppError> {
@@ -147,7 +144,7 @@ pub fn prepare(
 /// single writer lets exactly one delete it; the others get its stored answer (the same
 /// blinded element) or a 409.
 pub fn redeem(
-    connection: &Connection,
+    connection: &Conn,
     survey_id: SurveyId,
     redemption: &Redemption,
     evaluation: &Evaluation,
@@ -176,10 +173,7 @@ pub fn redeem(
     Ok(*evaluation)
 }
 
-pub fn survey_status(
-    connection: &Connection,
-    survey_id: SurveyId,
-) -> Result<SurveyStatus, AppError> {
+pub fn survey_status(connection: &Conn, survey_id: SurveyId) -> Result<SurveyStatus, AppError> {
     let status: String = connection
         .prepare_cached("SELECT status FROM surveys WHERE id = ?1")?
         .query_row([survey_id.get()], |row| row.get(0))
@@ -190,11 +184,7 @@ pub fn survey_status(
 
 /// Records a token as spent, in the transaction that stores its response; 409 when it was
 /// spent before.
-pub fn spend(
-    connection: &Connection,
-    survey_id: SurveyId,
-    token: &SpentToken,
-) -> Result<(), AppError> {
+pub fn spend(connection: &Conn, survey_id: SurveyId, token: &SpentToken) -> Result<(), AppError> {
     let inserted = connection
         .prepare_cached(
             "INSERT INTO spent_tokens (survey_id, input_hash) VALUES (?1, ?2)
@@ -214,7 +204,7 @@ pub fn spend(
 
 /// How many of a survey's invitations have been redeemed, and how many are still unused.
 pub fn invitation_counts(
-    connection: &Connection,
+    connection: &Conn,
     survey_id: SurveyId,
 ) -> Result<InvitationCounts, AppError> {
     let count = |sql: &str| -> Result<u64, AppError> {
@@ -245,14 +235,18 @@ pub struct ReleaseSnapshot {
 }
 
 pub fn release_snapshot(
-    connection: &Connection,
+    connection: &Conn,
     survey_id: SurveyId,
 ) -> Result<ReleaseSnapshot, AppError> {
-    connection.execute_batch("BEGIN")?;
+    connection.execute_batch(if connection.is_postgres() {
+        "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+    } else {
+        "BEGIN"
+    })?;
     let snapshot = (|| {
         let counts = super::queries::survey_report_counts(connection, survey_id)?;
         let redeemed = invitation_counts(connection, survey_id)?.redeemed;
-        let mut statement = connection
+        let statement = connection
             .prepare_cached("SELECT record_id FROM stored_responses WHERE survey_id = ?1")?;
         let records = statement
             .query_map([survey_id.get()], |row| row.get::<_, Vec<u8>>(0))?

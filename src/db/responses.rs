@@ -3,8 +3,8 @@
 
 use std::collections::HashSet;
 
+use super::sql::{params, Conn, OptionalExtension};
 use randomized_response::PrivacyLevel;
-use rusqlite::{params, Connection, OptionalExtension};
 
 use super::queries::stored_level;
 use super::redemptions;
@@ -154,7 +154,7 @@ pub enum TokenCheck {
 /// token's hash goes into `spent_tokens` in this transaction, the response into
 /// `stored_responses`: no row names the other).
 pub fn store_response(
-    connection: &Connection,
+    connection: &Conn,
     survey_id: SurveyId,
     record_id: &RecordId,
     withdrawal_tag: &WithdrawalTag,
@@ -203,6 +203,18 @@ pub fn store_response(
         })
         .optional()?
         .ok_or(AppError::NotFound("survey"))?;
+    // Across PostgreSQL nodes, the response that reaches a target must see every response
+    // before it: the survey row is locked until this transaction commits, and its status
+    // read again after the wait (another node may have closed it meanwhile).
+    let status = if connection.is_postgres() && rule.target_responses().is_some() {
+        connection.query_row(
+            "SELECT status FROM surveys WHERE id = ?1 FOR UPDATE",
+            [survey_id.get()],
+            |row| row.get::<_, String>(0),
+        )?
+    } else {
+        status
+    };
     let mut status = SurveyStatus::from_stored(&status)?;
     // A closing time that has come closes the survey even before the writer's timer does.
     if rule
@@ -240,9 +252,9 @@ pub fn store_response(
             record_id.as_bytes(),
             encode_response(submission.reports(), submission.groupings())
         ])?;
-    let mut count_report = connection.prepare_cached(
+    let count_report = connection.prepare_cached(
         "INSERT INTO report_counts (question_id, report, n) VALUES (?1, ?2, 1)
-         ON CONFLICT (question_id, report) DO UPDATE SET n = n + 1",
+         ON CONFLICT (question_id, report) DO UPDATE SET n = report_counts.n + 1",
     )?;
     for report in submission.reports() {
         count_report.execute(params![report.question_id.get(), report.report])?;
@@ -257,7 +269,7 @@ pub fn store_response(
 /// Adds `change` (1 or −1) to the grouped count of every (grouping answer, report) pair of
 /// one response.
 fn count_grouped(
-    connection: &Connection,
+    connection: &Conn,
     reports: &[StoredReport],
     groupings: &[StoredGrouping],
     change: i64,
@@ -265,10 +277,11 @@ fn count_grouped(
     if groupings.is_empty() {
         return Ok(());
     }
-    let mut count = connection.prepare_cached(
+    let count = connection.prepare_cached(
         "INSERT INTO grouped_report_counts (grouping_id, answer, question_id, report, n)
-         VALUES (?1, ?2, ?3, ?4, max(?5, 0))
-         ON CONFLICT (grouping_id, answer, question_id, report) DO UPDATE SET n = n + ?5",
+         VALUES (?1, ?2, ?3, ?4, CASE WHEN ?5 > 0 THEN ?5 ELSE 0 END)
+         ON CONFLICT (grouping_id, answer, question_id, report)
+         DO UPDATE SET n = grouped_report_counts.n + ?5",
     )?;
     for grouping in groupings {
         for report in reports {
@@ -286,13 +299,13 @@ fn count_grouped(
 
 /// The responses a survey holds, from its first randomized question's report counts (every
 /// response answers every question): O(reports), whatever the number of responses.
-pub fn responses_counted(connection: &Connection, survey_id: SurveyId) -> Result<u64, AppError> {
+pub fn responses_counted(connection: &Conn, survey_id: SurveyId) -> Result<u64, AppError> {
     let counted: i64 = connection
         .prepare_cached(
             "SELECT coalesce(sum(n), 0) FROM report_counts WHERE question_id =
                  (SELECT id FROM questions
                   WHERE survey_id = ?1
-                    AND coalesce(json_extract(design, '$.type'), 'yes_no') <> 'grouping'
+                    AND coalesce(design ->> 'type', 'yes_no') <> 'grouping'
                   ORDER BY position LIMIT 1)",
         )?
         .query_row([survey_id.get()], |row| row.get(0))?;
@@ -301,17 +314,14 @@ pub fn responses_counted(connection: &Connection, survey_id: SurveyId) -> Result
 
 /// In the transaction of the response just stored: the survey closes once it holds its
 /// target, so that response is the last one accepted.
-fn close_at_target(
-    connection: &Connection,
-    survey_id: SurveyId,
-    target: u64,
-) -> Result<(), AppError> {
+fn close_at_target(connection: &Conn, survey_id: SurveyId, target: u64) -> Result<(), AppError> {
     if responses_counted(connection, survey_id)? >= target {
         connection
             .prepare_cached(
                 "UPDATE surveys SET status = 'closed' WHERE id = ?1 AND status = 'open'",
             )?
             .execute([survey_id.get()])?;
+        super::rewrite::rewrite_survey_rows(connection, survey_id)?;
         tracing::info!(
             survey = survey_id.get(),
             target,
@@ -323,7 +333,7 @@ fn close_at_target(
 
 /// The reports of one response of a survey, in question order.
 pub fn find_response(
-    connection: &Connection,
+    connection: &Conn,
     slug: &Slug,
     record_id: &RecordId,
 ) -> Result<Option<Vec<StoredReport>>, AppError> {
@@ -343,7 +353,7 @@ pub fn find_response(
 /// Withdraws a response: it goes, its reports are uncounted, and only its tag stays, so that a
 /// replayed submission of it is refused. (The caller truncates the WAL before answering.)
 pub fn withdraw_response(
-    connection: &Connection,
+    connection: &Conn,
     slug: &Slug,
     record_id: &RecordId,
     tag: &WithdrawalTag,
@@ -359,7 +369,7 @@ pub fn withdraw_response(
         .optional()?
         .ok_or(AppError::NotFound("response"))?;
     let (reports, groupings) = decode_response(&reports)?;
-    let mut uncount_report = connection.prepare_cached(
+    let uncount_report = connection.prepare_cached(
         "UPDATE report_counts SET n = n - 1 WHERE question_id = ?1 AND report = ?2",
     )?;
     for report in &reports {
@@ -367,7 +377,7 @@ pub fn withdraw_response(
     }
     count_grouped(connection, &reports, &groupings, -1)?;
     connection.execute(
-        "INSERT OR IGNORE INTO withdrawn_responses (survey_id, tag) VALUES (?1, ?2)",
+        "INSERT INTO withdrawn_responses (survey_id, tag) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
         params![survey_id, tag.as_bytes()],
     )?;
     Ok(())
@@ -378,7 +388,7 @@ pub fn withdraw_response(
 /// cascade); returns its id. 404 when not owned.
 /// (The caller compacts the database before answering.)
 pub fn delete_survey(
-    connection: &Connection,
+    connection: &Conn,
     slug: &Slug,
     owner: ResearcherId,
 ) -> Result<SurveyId, AppError> {
@@ -394,11 +404,8 @@ pub fn delete_survey(
 }
 
 /// Deletes every survey whose retention date has passed; returns their slugs.
-pub fn delete_expired_surveys(
-    connection: &Connection,
-    today: &str,
-) -> Result<Vec<String>, AppError> {
-    let mut statement = connection.prepare(
+pub fn delete_expired_surveys(connection: &Conn, today: &str) -> Result<Vec<String>, AppError> {
+    let statement = connection.prepare(
         "DELETE FROM surveys WHERE delete_after IS NOT NULL AND delete_after < ?1 RETURNING slug",
     )?;
     let slugs = statement
@@ -419,20 +426,19 @@ pub struct ExportRow {
 /// The reports of the next `max_responses` responses after `after`, by record id (keyset
 /// pagination: each page is one short read, whatever the table size).
 pub fn export_page(
-    connection: &Connection,
+    connection: &Conn,
     survey_id: SurveyId,
     after: Option<&RecordId>,
     max_responses: u32,
 ) -> Result<Vec<ExportRow>, AppError> {
-    let mut statement = connection.prepare_cached(
+    let statement = connection.prepare_cached(
         "SELECT record_id, reports FROM stored_responses
          WHERE survey_id = ?1 AND record_id > ?2
          ORDER BY record_id LIMIT ?3",
     )?;
     let after: &[u8] = after.map_or(&[], |record_id| record_id.as_bytes());
-    let mut rows = statement.query(params![survey_id.get(), after, max_responses])?;
     let mut page = Vec::new();
-    while let Some(row) = rows.next()? {
+    statement.for_each_row(params![survey_id.get(), after, max_responses], |row| {
         let record_id = RecordId::from_stored(&row.get::<_, Vec<u8>>(0)?)?;
         let (reports, groupings) = decode_response(&row.get::<_, Vec<u8>>(1)?)?;
         let groupings: std::sync::Arc<[StoredGrouping]> = groupings.into();
@@ -445,7 +451,8 @@ pub fn export_page(
                 groupings: std::sync::Arc::clone(&groupings),
             });
         }
-    }
+        Ok::<_, AppError>(())
+    })?;
     Ok(page)
 }
 
@@ -453,20 +460,19 @@ pub fn export_page(
 /// among the responses in `only`, read from the responses themselves: the breakdown of a
 /// survey that requires invitations, as of its release.
 pub fn grouped_counts_among(
-    connection: &Connection,
+    connection: &Conn,
     survey_id: SurveyId,
     grouping: QuestionId,
     options: usize,
     only: &HashSet<RecordId>,
 ) -> Result<Vec<Vec<super::queries::QuestionCounts>>, AppError> {
     use std::collections::BTreeMap;
-    let mut statement = connection
+    let statement = connection
         .prepare_cached("SELECT record_id, reports FROM stored_responses WHERE survey_id = ?1")?;
-    let mut rows = statement.query([survey_id.get()])?;
     let mut groups: Vec<BTreeMap<QuestionId, Vec<u64>>> = vec![BTreeMap::new(); options];
-    while let Some(row) = rows.next()? {
+    statement.for_each_row([survey_id.get()], |row| {
         if !released(Some(only), &row.get::<_, Vec<u8>>(0)?)? {
-            continue;
+            return Ok(());
         }
         let (reports, answers) = decode_response(&row.get::<_, Vec<u8>>(1)?)?;
         let Some(group) = answers
@@ -474,7 +480,7 @@ pub fn grouped_counts_among(
             .find(|answer| answer.question_id == grouping)
             .and_then(|answer| groups.get_mut(usize::from(answer.answer)))
         else {
-            continue;
+            return Ok(());
         };
         for report in reports {
             let counts = group.entry(report.question_id).or_default();
@@ -484,7 +490,8 @@ pub fn grouped_counts_among(
             }
             counts[index] += 1;
         }
-    }
+        Ok::<_, AppError>(())
+    })?;
     Ok(groups
         .into_iter()
         .map(|group| {
@@ -512,19 +519,18 @@ fn released(only: Option<&HashSet<RecordId>>, record_id: &[u8]) -> Result<bool, 
 /// (`r1 · k2 + r2`), for a cross-tabulation: one read of every response (these pairs are
 /// not tallied as the reports are).
 pub fn report_pairs(
-    connection: &Connection,
+    connection: &Conn,
     survey_id: SurveyId,
     (first, second): (QuestionId, QuestionId),
     (rows, columns): (usize, usize),
     only: Option<&HashSet<RecordId>>,
 ) -> Result<Vec<u64>, AppError> {
-    let mut statement = connection
+    let statement = connection
         .prepare_cached("SELECT record_id, reports FROM stored_responses WHERE survey_id = ?1")?;
-    let mut responses = statement.query([survey_id.get()])?;
     let mut table = vec![0_u64; rows * columns];
-    while let Some(row) = responses.next()? {
+    statement.for_each_row([survey_id.get()], |row| {
         if !released(only, &row.get::<_, Vec<u8>>(0)?)? {
-            continue;
+            return Ok(());
         }
         let (reports, _) = decode_response(&row.get::<_, Vec<u8>>(1)?)?;
         let find = |id: QuestionId| {
@@ -539,7 +545,8 @@ pub fn report_pairs(
                 table[r1 * columns + r2] += 1;
             }
         }
-    }
+        Ok::<_, AppError>(())
+    })?;
     Ok(table)
 }
 
@@ -547,18 +554,17 @@ pub fn report_pairs(
 /// the grouping questions' position order, as `groupings` lists their ids): one read of every
 /// response, for an export's k-anonymity.
 pub fn grouping_combinations(
-    connection: &Connection,
+    connection: &Conn,
     survey_id: SurveyId,
     groupings: &[QuestionId],
     only: Option<&HashSet<RecordId>>,
 ) -> Result<std::collections::HashMap<Vec<u8>, u64>, AppError> {
-    let mut statement = connection
+    let statement = connection
         .prepare_cached("SELECT record_id, reports FROM stored_responses WHERE survey_id = ?1")?;
-    let mut rows = statement.query([survey_id.get()])?;
     let mut counts = std::collections::HashMap::new();
-    while let Some(row) = rows.next()? {
+    statement.for_each_row([survey_id.get()], |row| {
         if !released(only, &row.get::<_, Vec<u8>>(0)?)? {
-            continue;
+            return Ok(());
         }
         let (_, answers) = decode_response(&row.get::<_, Vec<u8>>(1)?)?;
         let combination: Vec<u8> = groupings
@@ -571,7 +577,8 @@ pub fn grouping_combinations(
             })
             .collect();
         *counts.entry(combination).or_insert(0) += 1;
-    }
+        Ok::<_, AppError>(())
+    })?;
     Ok(counts)
 }
 

@@ -18,7 +18,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use rusqlite::Connection;
+use super::sql::Conn;
 use tokio::sync::oneshot;
 
 use super::closing::ClosingClock;
@@ -39,16 +39,16 @@ pub(super) enum AfterCommit {
 }
 
 /// A write job with its result type erased, so jobs of any type share one channel.
-trait Job: Send {
+pub(super) trait Job: Send {
     /// Runs the job's SQL; `true` when it succeeded and its changes should be kept.
-    fn run(&mut self, connection: &Connection) -> bool;
+    fn run(&mut self, connection: &Conn) -> bool;
     fn after_commit(&self) -> AfterCommit;
     /// Answers the waiting request; `commit` is the outcome of the group's COMMIT (and of
     /// what the job asked to happen after it).
     fn answer(self: Box<Self>, commit: Result<(), String>);
 }
 
-struct TypedJob<T, F> {
+pub(super) struct TypedJob<T, F> {
     work: Option<F>,
     after_commit: AfterCommit,
     outcome: Option<Result<T, AppError>>,
@@ -58,9 +58,9 @@ struct TypedJob<T, F> {
 impl<T, F> Job for TypedJob<T, F>
 where
     T: Send,
-    F: FnOnce(&Connection) -> Result<T, AppError> + Send,
+    F: FnOnce(&Conn) -> Result<T, AppError> + Send,
 {
-    fn run(&mut self, connection: &Connection) -> bool {
+    fn run(&mut self, connection: &Conn) -> bool {
         let Some(work) = self.work.take() else {
             return false;
         };
@@ -91,7 +91,7 @@ where
     }
 }
 
-enum Message {
+pub(super) enum Message {
     Job(Box<dyn Job>),
     /// Run an epoch now (graceful stop, tests, benchmarks).
     Compact(oneshot::Sender<Result<compaction::EpochReport, AppError>>),
@@ -99,11 +99,11 @@ enum Message {
 
 #[derive(Clone)]
 pub(super) struct Writer {
-    messages: mpsc::Sender<Message>,
+    pub(super) messages: mpsc::Sender<Message>,
 }
 
 impl Writer {
-    pub(super) fn start(connection: Connection, compact_every: Duration) -> Result<Self, AppError> {
+    pub(super) fn start(connection: Conn, compact_every: Duration) -> Result<Self, AppError> {
         let (messages, queue) = mpsc::channel::<Message>();
         thread::Builder::new()
             .name("deniable-writer".to_owned())
@@ -121,7 +121,7 @@ impl Writer {
     ) -> Result<T, AppError>
     where
         T: Send + 'static,
-        F: FnOnce(&Connection) -> Result<T, AppError> + Send + 'static,
+        F: FnOnce(&Conn) -> Result<T, AppError> + Send + 'static,
     {
         let (reply_to, reply) = oneshot::channel();
         let job = TypedJob {
@@ -183,7 +183,7 @@ impl EpochClock {
 }
 
 /// Ends when every sender is gone (the server and all handles dropped).
-fn run(connection: &Connection, queue: &mpsc::Receiver<Message>, compact_every: Duration) {
+fn run(connection: &Conn, queue: &mpsc::Receiver<Message>, compact_every: Duration) {
     let mut clock = EpochClock {
         every: compact_every,
         dirty_since: None,
@@ -242,7 +242,7 @@ fn run(connection: &Connection, queue: &mpsc::Receiver<Message>, compact_every: 
 
 /// The writer woke without a job: delete surveys past their retention date, notice other
 /// processes' commits, and run the epoch when it is due.
-fn on_timer(connection: &Connection, clock: &mut EpochClock) {
+fn on_timer(connection: &Conn, clock: &mut EpochClock) {
     clock.closing.tick(connection);
     match responses::delete_expired_surveys(connection, RetentionDate::today().as_str()) {
         Ok(deleted) if !deleted.is_empty() => {
@@ -268,10 +268,7 @@ fn on_timer(connection: &Connection, clock: &mut EpochClock) {
     }
 }
 
-fn epoch(
-    connection: &Connection,
-    clock: &mut EpochClock,
-) -> Result<compaction::EpochReport, AppError> {
+fn epoch(connection: &Conn, clock: &mut EpochClock) -> Result<compaction::EpochReport, AppError> {
     let outcome = compaction::run_epoch(connection);
     match &outcome {
         Ok(_) => clock.dirty_since = None,
@@ -282,7 +279,7 @@ fn epoch(
 }
 
 /// Commits the group; returns whether a whole epoch ran after it.
-fn commit_group(connection: &Connection, mut group: Vec<Box<dyn Job>>) -> bool {
+fn commit_group(connection: &Conn, mut group: Vec<Box<dyn Job>>) -> bool {
     if let Err(error) = execute_cached(connection, "BEGIN IMMEDIATE") {
         let cause = format!("cannot begin a write transaction: {error}");
         for job in group {
@@ -332,7 +329,7 @@ fn commit_group(connection: &Connection, mut group: Vec<Box<dyn Job>>) -> bool {
     wanted == AfterCommit::Compact && after.is_ok()
 }
 
-fn run_in_savepoint(connection: &Connection, job: &mut dyn Job) {
+fn run_in_savepoint(connection: &Conn, job: &mut dyn Job) {
     if execute_cached(connection, "SAVEPOINT job").is_err() {
         return; // The job is answered with "never run".
     }
@@ -350,6 +347,6 @@ fn run_in_savepoint(connection: &Connection, job: &mut dyn Job) {
 
 /// Runs a statement the writer repeats for every job from the statement cache: parsing
 /// it again each time was a measurable share of the writer's time.
-fn execute_cached(connection: &Connection, sql: &str) -> rusqlite::Result<()> {
-    connection.prepare_cached(sql)?.execute([]).map(drop)
+fn execute_cached(connection: &Conn, sql: &str) -> Result<(), super::sql::Error> {
+    connection.prepare_cached(sql)?.execute(()).map(drop)
 }

@@ -360,8 +360,8 @@ async fn simulate_labels_this_runs_truths_against_the_surveys_cumulative_estimat
                 "--reproducible",
                 "--truth",
                 "0.3,0.2,0.1",
-                "--token",
-                &token,
+                // One argument: a token may begin with '-' (base64url).
+                &format!("--token={token}"),
             ],
             "",
         )

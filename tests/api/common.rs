@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use actix_web::dev::ServerHandle;
 use deniable::accounts;
-use deniable::db::Database;
+use deniable::db::{Database, DbLocation};
 use deniable::domain::{Email, Password};
 use deniable::http::Settings;
 use deniable::serve;
@@ -15,10 +15,14 @@ use tempfile::TempDir;
 
 pub struct TestApp {
     pub address: String,
+    /// The SQLite file (absent on the PostgreSQL pass, which uses [`TestApp::db_location`]).
     pub db_path: PathBuf,
+    /// The SQLite file, or on the PostgreSQL pass the test's own schema.
+    pub db_location: DbLocation,
     pub db: Database,
     pub client: reqwest::Client,
-    handle: ServerHandle,
+    /// `None` for a server that runs elsewhere ([`remote_app`]).
+    handle: Option<ServerHandle>,
     directory: Arc<TempDir>,
 }
 
@@ -56,20 +60,96 @@ pub async fn spawn_app_with_epochs(
     compact_every: std::time::Duration,
 ) -> TestApp {
     let db_path = directory.path().join("deniable.db");
-    let db = serve::prepare_database_with(&db_path, compact_every)
+    let db_location = database_in(directory.path());
+    let db = serve::prepare_database_with(&db_location, compact_every)
         .await
         .expect("database opens");
     let listening = serve::listen("127.0.0.1:0", db.clone(), settings).expect("server binds");
-    let handle = listening.handle();
+    let handle = Some(listening.handle());
     let address = format!("http://{}", listening.addr);
     tokio::spawn(listening.server);
     TestApp {
         address,
         db_path,
+        db_location,
         db,
         client: test_client(),
         handle,
         directory,
+    }
+}
+
+/// The PostgreSQL server of the suite's PostgreSQL pass (`scripts/test` sets it to a URL
+/// of the throwaway cluster's `postgres` database); unset, every test uses SQLite files.
+pub fn test_postgres() -> Option<String> {
+    std::env::var("DENIABLE_TEST_POSTGRES")
+        .ok()
+        .filter(|url| !url.is_empty())
+}
+
+/// The database of a test directory: its SQLite file, or on the PostgreSQL pass a fresh
+/// schema of its own, named in a file of the directory so that a restarted server finds it
+/// again. (A schema costs far less than a database: hundreds of tests make one each.)
+pub fn database_in(directory: &std::path::Path) -> DbLocation {
+    let Some(server) = test_postgres() else {
+        return DbLocation::Sqlite(directory.join("deniable.db"));
+    };
+    let marker = directory.join("postgres-schema");
+    let schema = std::fs::read_to_string(&marker).unwrap_or_else(|_| {
+        let schema = fresh_schema(&server);
+        std::fs::write(&marker, &schema).expect("the schema's name is written");
+        schema
+    });
+    DbLocation::Postgres(with_search_path(&server, &schema))
+}
+
+/// A new, empty schema on the test server; its name.
+pub fn fresh_schema(server: &str) -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    let schema = format!(
+        "t_{}_{}_{}",
+        std::process::id(),
+        nanos,
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    );
+    let (server, name) = (server.to_owned(), schema.clone());
+    // The blocking client runs a runtime of its own: not on the test's async runtime.
+    std::thread::spawn(move || {
+        let mut client = postgres::Client::connect(&server, postgres::NoTls)
+            .expect("the test PostgreSQL server answers");
+        client
+            .batch_execute(&format!("CREATE SCHEMA {name}"))
+            .expect("a schema is created");
+    })
+    .join()
+    .expect("the schema is created");
+    schema
+}
+
+/// The server's URL with `search_path` set to `schema` (the connection's option).
+pub fn with_search_path(server: &str, schema: &str) -> String {
+    let separator = if server.contains('?') { '&' } else { '?' };
+    format!("{server}{separator}options=-c%20search_path%3D{schema}")
+}
+
+/// A server that runs elsewhere at `address` (a child process of a multi-node test), with
+/// this process's own handle on its database for the library's shortcuts
+/// ([`TestApp::researcher_with_token`]).
+pub async fn remote_app(address: String, location: DbLocation) -> TestApp {
+    let db = Database::open(&location).expect("the database opens");
+    TestApp {
+        address,
+        db_path: PathBuf::new(),
+        db_location: location,
+        db,
+        client: test_client(),
+        handle: None,
+        directory: Arc::new(tempfile::tempdir().expect("a temporary directory")),
     }
 }
 
@@ -98,7 +178,9 @@ impl TestApp {
 
     /// Stops the server gracefully and hands back its directory, database file included.
     pub async fn stop(self) -> Arc<TempDir> {
-        self.handle.stop(true).await;
+        if let Some(handle) = self.handle {
+            handle.stop(true).await;
+        }
         self.directory
     }
 

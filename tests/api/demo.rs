@@ -104,7 +104,7 @@ async fn the_first_account_made_with_the_command_line_adopts_the_demo_before_or_
             Ok(connection.query_row(
                 "SELECT researchers.email FROM surveys JOIN researchers
                  ON researchers.id = surveys.owner_id WHERE slug = 'demo'",
-                [],
+                (),
                 |row| row.get(0),
             )?)
         })

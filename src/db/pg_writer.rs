@@ -1,0 +1,207 @@
+//! The writer of a node on PostgreSQL: group commit as on SQLite ([`super::writer`]), one
+//! transaction for every job waiting, a SAVEPOINT around each, answers only after COMMIT.
+//!
+//! Other nodes write to the same database at the same time; what must hold across them is
+//! in the SQL (row locks, unique keys, advisory locks), not in this thread. There are no
+//! compaction epochs on PostgreSQL (docs/design.md, "PostgreSQL"): an epoch asked for (the
+//! graceful stop, a test) applies retention dates and closing times, as the timer does,
+//! and reports the database's size.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use super::closing::ClosingClock;
+use super::compaction::EpochReport;
+use super::responses;
+use super::sql::Conn;
+use super::writer::{AfterCommit, Job, Message, Writer};
+use crate::domain::RetentionDate;
+use crate::error::AppError;
+
+const MAX_GROUP: usize = 512;
+/// The pause before connecting again after the connection broke.
+const RECONNECT_PAUSE: Duration = Duration::from_millis(500);
+
+/// `tick`: how often an idle writer applies retention dates (`--compact-every`, whose
+/// epochs on SQLite do that too).
+pub(super) fn start(connection: Conn, url: String, tick: Duration) -> Result<Writer, AppError> {
+    let (messages, queue) = mpsc::channel::<Message>();
+    thread::Builder::new()
+        .name("deniable-pg-writer".to_owned())
+        .spawn(move || run(connection, &url, &queue, tick))
+        .map_err(|error| AppError::internal(format_args!("cannot start the writer: {error}")))?;
+    Ok(Writer { messages })
+}
+
+fn run(mut connection: Conn, url: &str, queue: &mpsc::Receiver<Message>, tick: Duration) {
+    let mut closing = ClosingClock::default();
+    tick_locked(&connection, &mut closing);
+    let mut waiting = None;
+    loop {
+        if connection.is_broken() {
+            match Conn::postgres(url) {
+                Ok(fresh) => connection = fresh,
+                Err(error) => {
+                    tracing::error!(%error, "the writer cannot reconnect to PostgreSQL");
+                    // Answer what waits instead of holding it (a graceful stop drains the
+                    // queue): the database is unreachable for now.
+                    let next = match waiting.take() {
+                        Some(message) => Ok(message),
+                        None => queue.recv_timeout(RECONNECT_PAUSE),
+                    };
+                    let cause = format!("PostgreSQL is unreachable: {error}");
+                    match next {
+                        Ok(Message::Job(job)) => job.answer(Err(cause)),
+                        Ok(Message::Compact(reply_to)) => {
+                            let _ = reply_to.send(Err(AppError::internal(cause)));
+                        }
+                        Err(RecvTimeoutError::Disconnected) => return,
+                        Err(RecvTimeoutError::Timeout) => {}
+                    }
+                    continue;
+                }
+            }
+        }
+        let message = match waiting.take() {
+            Some(message) => message,
+            None => match queue.recv_timeout(closing.wait().map_or(tick, |w| w.min(tick))) {
+                Ok(message) => message,
+                Err(RecvTimeoutError::Disconnected) => return,
+                Err(RecvTimeoutError::Timeout) => {
+                    on_timer(&connection, &mut closing);
+                    continue;
+                }
+            },
+        };
+        match message {
+            Message::Compact(reply_to) => {
+                // What an epoch does besides rewriting files: retention and closing times.
+                let started = Instant::now();
+                on_timer(&connection, &mut closing);
+                let _ = reply_to.send(size_report(&connection, started));
+            }
+            Message::Job(first) => {
+                let mut group = vec![first];
+                while group.len() < MAX_GROUP {
+                    match queue.try_recv() {
+                        Ok(Message::Job(job)) => group.push(job),
+                        Ok(other) => {
+                            waiting = Some(other);
+                            break;
+                        }
+                        Err(_) => break,
+                    }
+                }
+                commit_group(&connection, group);
+                tick_locked(&connection, &mut closing);
+            }
+        }
+    }
+}
+
+/// Closes the surveys whose closing time has come, in a transaction that holds the lock of
+/// every node's writes (a close rewrites the survey's rows: [`super::rewrite`]).
+fn tick_locked(connection: &Conn, closing: &mut ClosingClock) {
+    if connection
+        .execute_batch(&format!(
+            "BEGIN; SELECT pg_advisory_xact_lock({GROUP_LOCK})"
+        ))
+        .is_err()
+    {
+        let _ = connection.execute_batch("ROLLBACK");
+        return;
+    }
+    closing.tick(connection);
+    if let Err(error) = connection.execute_batch("COMMIT") {
+        tracing::error!(%error, "cannot commit the closing of surveys");
+        let _ = connection.execute_batch("ROLLBACK");
+    }
+}
+
+fn on_timer(connection: &Conn, closing: &mut ClosingClock) {
+    tick_locked(connection, closing);
+    match responses::delete_expired_surveys(connection, RetentionDate::today().as_str()) {
+        Ok(deleted) if !deleted.is_empty() => tracing::info!(
+            surveys = deleted.len(),
+            "deleted surveys past their retention date"
+        ),
+        Ok(_) => {}
+        Err(error) => tracing::error!(%error, "cannot apply retention dates"),
+    }
+}
+
+fn size_report(connection: &Conn, started: Instant) -> Result<EpochReport, AppError> {
+    let bytes: i64 =
+        connection.query_row("SELECT pg_database_size(current_database())", (), |row| {
+            row.get(0)
+        })?;
+    Ok(EpochReport {
+        duration: started.elapsed(),
+        database_bytes: u64::try_from(bytes).unwrap_or(0),
+    })
+}
+
+/// The advisory lock every node's group transaction holds until it commits: groups of
+/// different nodes touch the same counter rows in different orders (one response counts
+/// report 1 of a question, the next report 0), which would deadlock one against the other;
+/// one group at a time across the nodes never does, and a group holds up to [`MAX_GROUP`]
+/// jobs, so the nodes still commit many submissions per transaction.
+const GROUP_LOCK: i64 = 0x6465_6e69_6162_6c77;
+
+fn commit_group(connection: &Conn, mut group: Vec<Box<dyn Job>>) {
+    if let Err(error) = connection.execute_batch(&format!(
+        "BEGIN; SELECT pg_advisory_xact_lock({GROUP_LOCK})"
+    )) {
+        let _ = connection.execute_batch("ROLLBACK");
+        let cause = format!("cannot begin a write transaction: {error}");
+        for job in group {
+            job.answer(Err(cause.clone()));
+        }
+        return;
+    }
+    for job in &mut group {
+        run_in_savepoint(connection, job.as_mut());
+    }
+    let commit = connection.execute_batch("COMMIT").map_err(|error| {
+        let _ = connection.execute_batch("ROLLBACK");
+        format!("cannot commit: {error}")
+    });
+    if let Err(cause) = &commit {
+        tracing::error!(%cause, jobs = group.len(), "group commit failed");
+    }
+    let deleted = commit.is_ok()
+        && group
+            .iter()
+            .any(|job| job.after_commit() == AfterCommit::Compact);
+    if deleted {
+        // A survey was deleted: its dead rows' space is marked free now rather than at
+        // autovacuum's leisure (the bytes may stay in the files until reused; the WAL and
+        // its archives keep them: docs/design.md, "PostgreSQL").
+        if let Err(error) = connection.execute_batch(
+            "VACUUM stored_responses, spent_tokens, redemptions, withdrawn_responses, \
+             invitations, invitation_keys",
+        ) {
+            tracing::error!(%error, "cannot vacuum after a survey's deletion");
+        }
+    }
+    for job in group {
+        job.answer(commit.clone());
+    }
+}
+
+fn run_in_savepoint(connection: &Conn, job: &mut dyn Job) {
+    if connection.execute_batch("SAVEPOINT job").is_err() {
+        return; // The job is answered with "never run".
+    }
+    let keep = catch_unwind(AssertUnwindSafe(|| job.run(connection))).unwrap_or(false);
+    let end = if keep {
+        connection.execute_batch("RELEASE job")
+    } else {
+        connection.execute_batch("ROLLBACK TO job; RELEASE job")
+    };
+    if let Err(error) = end {
+        tracing::error!(%error, "cannot end a savepoint");
+    }
+}
