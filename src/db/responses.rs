@@ -1,7 +1,8 @@
 //! Stored responses: one row per response, keyed by its record id, and the tags that
 //! withdrawals leave (migrations/sqlite/0002_privacy_at_rest.sql).
 
-use std::collections::HashSet;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashSet};
 
 use randomized_response::PrivacyLevel;
 use rusqlite::{params, Connection, OptionalExtension};
@@ -240,48 +241,176 @@ pub fn store_response(
             record_id.as_bytes(),
             encode_response(submission.reports(), submission.groupings())
         ])?;
-    let mut count_report = connection.prepare_cached(
-        "INSERT INTO report_counts (question_id, report, n) VALUES (?1, ?2, 1)
-         ON CONFLICT (question_id, report) DO UPDATE SET n = n + 1",
-    )?;
-    for report in submission.reports() {
-        count_report.execute(params![report.question_id.get(), report.report])?;
-    }
-    count_grouped(connection, submission.reports(), submission.groupings(), 1)?;
-    if let Some(target) = rule.target_responses() {
-        close_at_target(connection, survey_id, target)?;
+    let mut own = CountChanges::default();
+    own.add(submission.reports(), submission.groupings(), 1);
+    match rule.target_responses() {
+        // The target is read from the counts: the group's earlier changes go in first,
+        // and this response's own are written in its savepoint (undone if closing fails).
+        Some(target) => {
+            flush_deferred_counts(connection)?;
+            own.write(connection)?;
+            close_at_target(connection, survey_id, target)?;
+        }
+        // Nothing can fail after this: the changes join the group's, written before COMMIT.
+        None => {
+            if let Some(own) = defer(own) {
+                own.write(connection)?;
+            }
+        }
     }
     Ok(Stored::Created)
 }
 
-/// Adds `change` (1 or −1) to the grouped count of every (grouping answer, report) pair of
-/// one response.
-fn count_grouped(
-    connection: &Connection,
-    reports: &[StoredReport],
-    groupings: &[StoredGrouping],
-    change: i64,
-) -> Result<(), AppError> {
-    if groupings.is_empty() {
-        return Ok(());
-    }
-    let mut count = connection.prepare_cached(
-        "INSERT INTO grouped_report_counts (grouping_id, answer, question_id, report, n)
-         VALUES (?1, ?2, ?3, ?4, max(?5, 0))
-         ON CONFLICT (grouping_id, answer, question_id, report) DO UPDATE SET n = n + ?5",
-    )?;
-    for grouping in groupings {
+/// Changes to `report_counts` and `grouped_report_counts`, summed per row: a group commit
+/// of many submissions writes each counter once instead of once per report.
+#[derive(Default)]
+struct CountChanges {
+    /// (question, report) → change.
+    reports: BTreeMap<(i64, u8), i64>,
+    /// (grouping question, answer, question, report) → change.
+    grouped: BTreeMap<(i64, u8, i64, u8), i64>,
+}
+
+impl CountChanges {
+    /// Adds `change` (1 or −1) for every report of one response, and for every (grouping
+    /// answer, report) pair of it.
+    fn add(&mut self, reports: &[StoredReport], groupings: &[StoredGrouping], change: i64) {
         for report in reports {
-            count.execute(params![
-                grouping.question_id.get(),
-                grouping.answer,
-                report.question_id.get(),
-                report.report,
-                change
-            ])?;
+            *self
+                .reports
+                .entry((report.question_id.get(), report.report))
+                .or_default() += change;
+        }
+        for grouping in groupings {
+            for report in reports {
+                *self
+                    .grouped
+                    .entry((
+                        grouping.question_id.get(),
+                        grouping.answer,
+                        report.question_id.get(),
+                        report.report,
+                    ))
+                    .or_default() += change;
+            }
         }
     }
+
+    fn write(&self, connection: &Connection) -> Result<(), AppError> {
+        let mut count_report = connection.prepare_cached(
+            "INSERT INTO report_counts (question_id, report, n) VALUES (?1, ?2, max(?3, 0))
+             ON CONFLICT (question_id, report) DO UPDATE SET n = n + ?3",
+        )?;
+        for ((question_id, report), change) in &self.reports {
+            if *change != 0 {
+                count_report.execute(params![question_id, report, change])?;
+            }
+        }
+        let mut count_grouped = connection.prepare_cached(
+            "INSERT INTO grouped_report_counts (grouping_id, answer, question_id, report, n)
+             VALUES (?1, ?2, ?3, ?4, max(?5, 0))
+             ON CONFLICT (grouping_id, answer, question_id, report) DO UPDATE SET n = n + ?5",
+        )?;
+        for ((grouping_id, answer, question_id, report), change) in &self.grouped {
+            if *change != 0 {
+                count_grouped.execute(params![grouping_id, answer, question_id, report, change])?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl CountChanges {
+    fn merge(&mut self, other: Self) {
+        for (key, change) in other.reports {
+            *self.reports.entry(key).or_default() += change;
+        }
+        for (key, change) in other.grouped {
+            *self.grouped.entry(key).or_default() += change;
+        }
+    }
+}
+
+/// The writer's deferred count changes (see [`defer_counts`]).
+#[derive(Default)]
+struct Deferred {
+    /// Not written yet.
+    pending: CountChanges,
+    /// Written by a flush during the current job: if that job rolls back to its savepoint,
+    /// they are pending again.
+    written_in_job: CountChanges,
+}
+
+thread_local! {
+    /// The count changes of the writer's open group transaction while it defers them;
+    /// `None` on every other thread, whose submissions count at once.
+    static DEFERRED_COUNTS: RefCell<Option<Deferred>> = const { RefCell::new(None) };
+}
+
+/// Keeps `changes` for the group's flush; gives them back when nothing is deferred.
+fn defer(changes: CountChanges) -> Option<CountChanges> {
+    DEFERRED_COUNTS.with(|deferred| match deferred.borrow_mut().as_mut() {
+        Some(deferred) => {
+            deferred.pending.merge(changes);
+            None
+        }
+        None => Some(changes),
+    })
+}
+
+/// From now on, on this thread, the submissions stored add their reports to the counts
+/// in memory, summed, until [`flush_deferred_counts`]: the writer calls this after `BEGIN`
+/// of a group and flushes before its `COMMIT`, so each counter is written once per group
+/// rather than once per report. Only submissions defer: the functions here that read or
+/// remove counts (a withdrawal, a target, a deletion) flush first, so they see every
+/// earlier change of the group.
+pub(super) fn defer_counts() {
+    DEFERRED_COUNTS.with(|deferred| *deferred.borrow_mut() = Some(Deferred::default()));
+}
+
+/// Writes the changes deferred so far (and keeps deferring); nothing when none are.
+pub(super) fn flush_deferred_counts(connection: &Connection) -> Result<(), AppError> {
+    let pending = DEFERRED_COUNTS.with(|deferred| {
+        deferred
+            .borrow_mut()
+            .as_mut()
+            .map(|deferred| std::mem::take(&mut deferred.pending))
+    });
+    let Some(pending) = pending else {
+        return Ok(());
+    };
+    pending.write(connection)?;
+    DEFERRED_COUNTS.with(|deferred| {
+        if let Some(deferred) = deferred.borrow_mut().as_mut() {
+            deferred.written_in_job.merge(pending);
+        }
+    });
     Ok(())
+}
+
+/// The writer starts a job (in its own savepoint).
+pub(super) fn job_started() {
+    DEFERRED_COUNTS.with(|deferred| {
+        if let Some(deferred) = deferred.borrow_mut().as_mut() {
+            deferred.written_in_job = CountChanges::default();
+        }
+    });
+}
+
+/// The writer rolled a job back to its savepoint: what a flush wrote during it is
+/// pending again.
+pub(super) fn job_rolled_back() {
+    DEFERRED_COUNTS.with(|deferred| {
+        if let Some(deferred) = deferred.borrow_mut().as_mut() {
+            let written = std::mem::take(&mut deferred.written_in_job);
+            deferred.pending.merge(written);
+        }
+    });
+}
+
+/// Ends deferring on this thread, dropping what was not flushed (a group that failed).
+pub(super) fn stop_deferring_counts() {
+    DEFERRED_COUNTS.with(|deferred| *deferred.borrow_mut() = None);
 }
 
 /// The responses a survey holds, from its first randomized question's report counts (every
@@ -359,13 +488,11 @@ pub fn withdraw_response(
         .optional()?
         .ok_or(AppError::NotFound("response"))?;
     let (reports, groupings) = decode_response(&reports)?;
-    let mut uncount_report = connection.prepare_cached(
-        "UPDATE report_counts SET n = n - 1 WHERE question_id = ?1 AND report = ?2",
-    )?;
-    for report in &reports {
-        uncount_report.execute(params![report.question_id.get(), report.report])?;
-    }
-    count_grouped(connection, &reports, &groupings, -1)?;
+    // Its own submission may be among the group's deferred counts.
+    flush_deferred_counts(connection)?;
+    let mut uncount = CountChanges::default();
+    uncount.add(&reports, &groupings, -1);
+    uncount.write(connection)?;
     connection.execute(
         "INSERT OR IGNORE INTO withdrawn_responses (survey_id, tag) VALUES (?1, ?2)",
         params![survey_id, tag.as_bytes()],
@@ -382,6 +509,8 @@ pub fn delete_survey(
     slug: &Slug,
     owner: ResearcherId,
 ) -> Result<SurveyId, AppError> {
+    // Counts of its questions must not be written back after they cascade away.
+    flush_deferred_counts(connection)?;
     connection
         .query_row(
             "DELETE FROM surveys WHERE slug = ?1 AND owner_id = ?2 RETURNING id",
@@ -398,6 +527,7 @@ pub fn delete_expired_surveys(
     connection: &Connection,
     today: &str,
 ) -> Result<Vec<String>, AppError> {
+    flush_deferred_counts(connection)?;
     let mut statement = connection.prepare(
         "DELETE FROM surveys WHERE delete_after IS NOT NULL AND delete_after < ?1 RETURNING slug",
     )?;
@@ -578,6 +708,122 @@ pub fn grouping_combinations(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::{ResponseId, SubmissionInput, Survey, WithdrawalKey};
+
+    fn demo_database() -> (Connection, Survey) {
+        let connection = Connection::open_in_memory().unwrap();
+        connection
+            .pragma_update(None, "foreign_keys", true)
+            .unwrap();
+        super::super::migrations::migrate(&connection).unwrap();
+        super::super::queries::ensure_demo_survey(&connection).unwrap();
+        let survey = super::super::queries::find_survey(&connection, &Slug::parse("demo").unwrap())
+            .unwrap()
+            .unwrap();
+        (connection, survey)
+    }
+
+    /// Stores a response whose reports are all `report`, under response id `n`.
+    fn store(connection: &Connection, survey: &Survey, n: u8, report: u8) -> RecordId {
+        let response_id = ResponseId::parse(&hex::encode([n; 32])).unwrap();
+        let answers: serde_json::Map<String, serde_json::Value> = survey
+            .questions
+            .iter()
+            .map(|q| (q.id.get().to_string(), serde_json::json!(report)))
+            .collect();
+        let input: SubmissionInput =
+            serde_json::from_value(serde_json::json!({ "answers": answers })).unwrap();
+        let submission = Submission::parse(input, survey).unwrap();
+        let record_id = response_id.record_id();
+        let tag = WithdrawalKey::from_stored(&[7; 32])
+            .unwrap()
+            .tag(&response_id);
+        let stored = store_response(
+            connection,
+            survey.id,
+            &record_id,
+            &tag,
+            &submission,
+            TokenCheck::NotRequired,
+        )
+        .unwrap();
+        assert_eq!(stored, Stored::Created);
+        record_id
+    }
+
+    /// (question, report, n) rows of `report_counts`, n > 0.
+    fn counts(connection: &Connection) -> Vec<(i64, u8, i64)> {
+        connection
+            .prepare("SELECT question_id, report, n FROM report_counts WHERE n > 0 ORDER BY 1, 2")
+            .unwrap()
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    }
+
+    #[test]
+    fn deferred_counts_are_the_counts_of_one_at_a_time_even_with_a_withdrawal_in_the_group() {
+        let (at_once, survey) = demo_database();
+        for (n, report) in [(1, 1), (2, 0), (3, 1)] {
+            store(&at_once, &survey, n, report);
+        }
+        let slug = Slug::parse("demo").unwrap();
+        let withdrawn = ResponseId::parse(&hex::encode([3_u8; 32])).unwrap();
+        let tag = WithdrawalKey::from_stored(&[7; 32])
+            .unwrap()
+            .tag(&withdrawn);
+        withdraw_response(&at_once, &slug, &withdrawn.record_id(), &tag).unwrap();
+
+        let (grouped, survey) = demo_database();
+        grouped.execute_batch("BEGIN IMMEDIATE").unwrap();
+        defer_counts();
+        for (n, report) in [(1, 1), (2, 0), (3, 1)] {
+            job_started();
+            store(&grouped, &survey, n, report);
+        }
+        // Nothing is written before the flush but the rows themselves.
+        assert!(counts(&grouped).is_empty());
+        job_started();
+        withdraw_response(&grouped, &slug, &withdrawn.record_id(), &tag).unwrap();
+        flush_deferred_counts(&grouped).unwrap();
+        stop_deferring_counts();
+        grouped.execute_batch("COMMIT").unwrap();
+
+        let expected: Vec<(i64, u8, i64)> = survey
+            .questions
+            .iter()
+            .flat_map(|q| [(q.id.get(), 0, 1), (q.id.get(), 1, 1)])
+            .collect();
+        assert_eq!(counts(&at_once), expected);
+        assert_eq!(counts(&grouped), expected);
+    }
+
+    #[test]
+    fn a_job_rolled_back_after_a_flush_leaves_the_earlier_changes_pending() {
+        let (connection, survey) = demo_database();
+        connection.execute_batch("BEGIN IMMEDIATE").unwrap();
+        defer_counts();
+        job_started();
+        store(&connection, &survey, 1, 1);
+        job_started();
+        connection.execute_batch("SAVEPOINT job").unwrap();
+        flush_deferred_counts(&connection).unwrap();
+        connection
+            .execute_batch("ROLLBACK TO job; RELEASE job")
+            .unwrap();
+        job_rolled_back();
+        assert!(counts(&connection).is_empty());
+        flush_deferred_counts(&connection).unwrap();
+        stop_deferring_counts();
+        connection.execute_batch("COMMIT").unwrap();
+        let yes: Vec<(i64, u8, i64)> = survey
+            .questions
+            .iter()
+            .map(|q| (q.id.get(), 1, 1))
+            .collect();
+        assert_eq!(counts(&connection), yes);
+    }
 
     #[test]
     fn reports_round_trip_through_their_stored_form() {

@@ -105,9 +105,14 @@ pub(super) struct Writer {
 impl Writer {
     pub(super) fn start(connection: Connection, compact_every: Duration) -> Result<Self, AppError> {
         let (messages, queue) = mpsc::channel::<Message>();
+        let checkpointer = start_checkpointer(&connection);
         thread::Builder::new()
             .name("deniable-writer".to_owned())
-            .spawn(move || run(&connection, &queue, compact_every))
+            .spawn(move || {
+                run(&connection, &queue, compact_every);
+                // The checkpointer stops with the writer.
+                drop(checkpointer);
+            })
             .map_err(|error| {
                 AppError::internal(format_args!("cannot start the writer: {error}"))
             })?;
@@ -147,6 +152,57 @@ impl Writer {
             .await
             .map_err(|_| AppError::internal("the writer thread dropped an epoch"))?
     }
+}
+
+/// How often the checkpointer copies the WAL's committed pages into the database file.
+const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
+
+/// Starts a thread that checkpoints the WAL (PASSIVE: it never blocks the writer, which
+/// appends meanwhile) on a connection of its own, and turns the write connection's
+/// automatic checkpoints off, so the writer no longer stops between groups to copy pages
+/// and fsync the database file. It ends when the returned sender is dropped. `None` (and
+/// the automatic checkpoints stay) for a database without a file or when it cannot start.
+/// The epochs and withdrawals still truncate the WAL on the write connection, retrying
+/// while a checkpoint of this thread runs.
+fn start_checkpointer(connection: &Connection) -> Option<mpsc::Sender<()>> {
+    let path = connection
+        .path()
+        .filter(|path| !path.is_empty())?
+        .to_owned();
+    let open = || -> rusqlite::Result<Connection> {
+        let checkpoints = Connection::open(&path)?;
+        checkpoints.busy_timeout(Duration::from_secs(10))?;
+        // The database file is fsynced after each checkpoint, as the writer's were.
+        checkpoints.pragma_update(None, "synchronous", "FULL")?;
+        Ok(checkpoints)
+    };
+    let checkpoints = match open() {
+        Ok(checkpoints) => checkpoints,
+        Err(error) => {
+            tracing::warn!(%error, "no checkpointer; the writer checkpoints itself");
+            return None;
+        }
+    };
+    let (stop, stopped) = mpsc::channel::<()>();
+    let started = thread::Builder::new()
+        .name("deniable-checkpointer".to_owned())
+        .spawn(move || {
+            while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(CHECKPOINT_EVERY) {
+                if let Err(error) =
+                    checkpoints.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+                {
+                    tracing::warn!(%error, "a checkpoint failed; retrying later");
+                }
+            }
+        });
+    if started.is_err()
+        || connection
+            .pragma_update(None, "wal_autocheckpoint", 0)
+            .is_err()
+    {
+        return None;
+    }
+    Some(stop)
 }
 
 /// When the next epoch is due: the first write since the last epoch starts the clock.
@@ -290,14 +346,20 @@ fn commit_group(connection: &Connection, mut group: Vec<Box<dyn Job>>) -> bool {
         }
         return false;
     }
+    responses::defer_counts();
     for job in &mut group {
         run_in_savepoint(connection, job.as_mut());
     }
-    let commit = execute_cached(connection, "COMMIT").map_err(|error| {
-        // Leave the connection usable for the next group.
-        let _ = connection.execute_batch("ROLLBACK");
-        format!("cannot commit: {error}")
-    });
+    let commit = responses::flush_deferred_counts(connection)
+        .map_err(|error| format!("cannot write the group's counts: {error}"))
+        .and_then(|()| {
+            execute_cached(connection, "COMMIT").map_err(|error| format!("cannot commit: {error}"))
+        })
+        .inspect_err(|_| {
+            // Leave the connection usable for the next group.
+            let _ = connection.execute_batch("ROLLBACK");
+        });
+    responses::stop_deferring_counts();
     if let Err(cause) = &commit {
         tracing::error!(%cause, jobs = group.len(), "group commit failed");
         for job in group {
@@ -336,10 +398,12 @@ fn run_in_savepoint(connection: &Connection, job: &mut dyn Job) {
     if execute_cached(connection, "SAVEPOINT job").is_err() {
         return; // The job is answered with "never run".
     }
+    responses::job_started();
     let keep = job.run(connection);
     let end = if keep {
         execute_cached(connection, "RELEASE job")
     } else {
+        responses::job_rolled_back();
         execute_cached(connection, "ROLLBACK TO job")
             .and_then(|()| execute_cached(connection, "RELEASE job"))
     };
