@@ -4,7 +4,9 @@
 //! It blocks for one job, drains every job already waiting (up to [`MAX_GROUP`]), runs them
 //! all in one `BEGIN IMMEDIATE … COMMIT` with a SAVEPOINT around each (so one failing job,
 //! e.g. a submission to a closed survey, does not undo the others), and only after the
-//! COMMIT answers each job. One fsync then acknowledges many submissions.
+//! COMMIT answers each job. One fsync then acknowledges many submissions. The group's
+//! submissions add their reports to the counts in memory, summed, and the writer writes
+//! each changed counter once just before COMMIT ([`responses::defer_counts`]).
 //!
 //! Between groups it keeps the promise of docs/design.md, invariant 8: within
 //! `compact_every` of any write (its own, or another process's such as the CLI) it runs an
@@ -105,14 +107,9 @@ pub(super) struct Writer {
 impl Writer {
     pub(super) fn start(connection: Connection, compact_every: Duration) -> Result<Self, AppError> {
         let (messages, queue) = mpsc::channel::<Message>();
-        let checkpointer = start_checkpointer(&connection);
         thread::Builder::new()
             .name("deniable-writer".to_owned())
-            .spawn(move || {
-                run(&connection, &queue, compact_every);
-                // The checkpointer stops with the writer.
-                drop(checkpointer);
-            })
+            .spawn(move || run(&connection, &queue, compact_every))
             .map_err(|error| {
                 AppError::internal(format_args!("cannot start the writer: {error}"))
             })?;
@@ -152,57 +149,6 @@ impl Writer {
             .await
             .map_err(|_| AppError::internal("the writer thread dropped an epoch"))?
     }
-}
-
-/// How often the checkpointer copies the WAL's committed pages into the database file.
-const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
-
-/// Starts a thread that checkpoints the WAL (PASSIVE: it never blocks the writer, which
-/// appends meanwhile) on a connection of its own, and turns the write connection's
-/// automatic checkpoints off, so the writer no longer stops between groups to copy pages
-/// and fsync the database file. It ends when the returned sender is dropped. `None` (and
-/// the automatic checkpoints stay) for a database without a file or when it cannot start.
-/// The epochs and withdrawals still truncate the WAL on the write connection, retrying
-/// while a checkpoint of this thread runs.
-fn start_checkpointer(connection: &Connection) -> Option<mpsc::Sender<()>> {
-    let path = connection
-        .path()
-        .filter(|path| !path.is_empty())?
-        .to_owned();
-    let open = || -> rusqlite::Result<Connection> {
-        let checkpoints = Connection::open(&path)?;
-        checkpoints.busy_timeout(Duration::from_secs(10))?;
-        // The database file is fsynced after each checkpoint, as the writer's were.
-        checkpoints.pragma_update(None, "synchronous", "FULL")?;
-        Ok(checkpoints)
-    };
-    let checkpoints = match open() {
-        Ok(checkpoints) => checkpoints,
-        Err(error) => {
-            tracing::warn!(%error, "no checkpointer; the writer checkpoints itself");
-            return None;
-        }
-    };
-    let (stop, stopped) = mpsc::channel::<()>();
-    let started = thread::Builder::new()
-        .name("deniable-checkpointer".to_owned())
-        .spawn(move || {
-            while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(CHECKPOINT_EVERY) {
-                if let Err(error) =
-                    checkpoints.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
-                {
-                    tracing::warn!(%error, "a checkpoint failed; retrying later");
-                }
-            }
-        });
-    if started.is_err()
-        || connection
-            .pragma_update(None, "wal_autocheckpoint", 0)
-            .is_err()
-    {
-        return None;
-    }
-    Some(stop)
 }
 
 /// When the next epoch is due: the first write since the last epoch starts the clock.
