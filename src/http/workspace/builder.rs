@@ -379,7 +379,7 @@ pub async fn save_draft(
 
 /// One transaction: a failure anywhere leaves the draft as it was.
 fn save_changes(
-    connection: &rusqlite::Connection,
+    connection: &crate::db::Conn,
     slug: &Slug,
     researcher: ResearcherId,
     changes: DraftChanges,
