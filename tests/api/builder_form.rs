@@ -65,7 +65,7 @@ async fn two_question_draft(
     app: &crate::common::TestApp,
 ) -> (String, Vec<i64>) {
     let slug = researcher.create_draft("Campus habits", "First?").await;
-    let ids = question_ids(app, &slug);
+    let ids = question_ids(app, &slug).await;
     let form = draft_form(
         &ids,
         &["First?"],
@@ -78,7 +78,7 @@ async fn two_question_draft(
     );
     let added = post_draft(researcher, &slug, &form).await;
     assert_eq!(added.status(), 303);
-    let ids = question_ids(app, &slug);
+    let ids = question_ids(app, &slug).await;
     assert_eq!(ids.len(), 2);
     (slug, ids)
 }
@@ -205,7 +205,7 @@ async fn add_move_and_delete_are_buttons_of_the_same_form_and_keep_unsaved_edits
     );
     let moved = post_draft(&mut researcher, &slug, &form).await;
     assert_eq!(moved.status(), 303);
-    assert_eq!(question_ids(&app, &slug), [ids[1], ids[0]]);
+    assert_eq!(question_ids(&app, &slug).await, [ids[1], ids[0]]);
     let builder = researcher.get_html(&format!("/surveys/{slug}/edit")).await;
     assert!(builder.contains(">First, edited?</textarea>"));
 
@@ -220,7 +220,7 @@ async fn add_move_and_delete_are_buttons_of_the_same_form_and_keep_unsaved_edits
     );
     let deleted = post_draft(&mut researcher, &slug, &form).await;
     assert_eq!(deleted.status(), 303);
-    assert_eq!(question_ids(&app, &slug), [ids[1]]);
+    assert_eq!(question_ids(&app, &slug).await, [ids[1]]);
     let builder = researcher.get_html(&format!("/surveys/{slug}/edit")).await;
     assert!(builder.contains(">Second, edited?</textarea>"));
 
@@ -235,7 +235,7 @@ async fn add_move_and_delete_are_buttons_of_the_same_form_and_keep_unsaved_edits
         post_draft(&mut researcher, &slug, &form).await.status(),
         303
     );
-    assert_eq!(question_ids(&app, &slug).len(), 2);
+    assert_eq!(question_ids(&app, &slug).await.len(), 2);
 
     // An unknown action is a 400, not a save.
     let form = draft_form(

@@ -203,7 +203,7 @@ async fn the_builder_adds_a_grouping_question_with_its_warning_and_no_epsilon() 
     assert!(page.contains("<option value=\"grouping\" data-design=\"grouping\" selected>"));
     assert!(page.contains(">1.00</output>"), "the total ε leaves it out");
     // The only randomized question cannot become a grouping one, nor be deleted.
-    let first = crate::workspace::question_ids(&app, &slug)[0];
+    let first = crate::workspace::question_ids(&app, &slug).await[0];
     let refused = browser
         .save_builder(
             &slug,

@@ -18,7 +18,7 @@ async fn open_survey_with_responses(app: &TestApp, researcher: &mut Browser) -> 
         .post_with_csrf(&format!("/surveys/{slug}/open"), &[])
         .await;
     assert_eq!(opened.status(), 303);
-    let id = question_ids(app, &slug)[0];
+    let id = question_ids(app, &slug).await[0];
     for answer in [1, 0, 1, 1, 0, 0, 1, 0, 1, 1] {
         app.submit_ok(&slug, json!({ id.to_string(): answer }))
             .await;

@@ -269,15 +269,20 @@ pub async fn signed_in(app: &TestApp, email: &str) -> Browser {
 }
 
 /// The ids of a survey's questions, in order, read from the database file.
-pub fn question_ids(app: &TestApp, slug: &str) -> Vec<i64> {
-    app.inspect()
-        .prepare(
-            "SELECT questions.id FROM questions JOIN surveys ON surveys.id = questions.survey_id
-             WHERE surveys.slug = ?1 ORDER BY position",
-        )
-        .unwrap()
-        .query_map([slug], |row| row.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap()
+pub async fn question_ids(app: &TestApp, slug: &str) -> Vec<i64> {
+    // Through the server's own storage handle, so it reads either engine.
+    let slug = slug.to_owned();
+    app.db
+        .read(move |connection| {
+            let ids = connection
+                .prepare(
+                    "SELECT questions.id FROM questions JOIN surveys ON surveys.id = questions.survey_id
+                     WHERE surveys.slug = ?1 ORDER BY position",
+                )?
+                .query_map([slug.as_str()], |row| row.get(0))?
+                .collect::<Result<Vec<i64>, _>>()?;
+            Ok(ids)
+        })
+        .await
+        .expect("the question ids are read")
 }

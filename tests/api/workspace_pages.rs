@@ -24,14 +24,14 @@ async fn a_researcher_builds_a_draft_previews_it_opens_it_and_watches_results() 
             .await;
         assert_eq!(added.status(), 303);
     }
-    let ids = question_ids(&app, &slug);
+    let ids = question_ids(&app, &slug).await;
     assert_eq!(ids.len(), 3);
 
     // Reorder: the third moves up, above the second.
     let up = format!("up-{}", ids[2]);
     let moved = researcher.save_builder(&slug, &[("action", &up)]).await;
     assert_eq!(moved.status(), 303);
-    assert_eq!(question_ids(&app, &slug), [ids[0], ids[2], ids[1]]);
+    assert_eq!(question_ids(&app, &slug).await, [ids[0], ids[2], ids[1]]);
 
     // Edit the first question's ε: the builder shows what ε = 2 means.
     let edited = researcher
@@ -48,7 +48,7 @@ async fn a_researcher_builds_a_draft_previews_it_opens_it_and_watches_results() 
     let delete = format!("delete-{}", ids[1]);
     let deleted = researcher.save_builder(&slug, &[("action", &delete)]).await;
     assert_eq!(deleted.status(), 303);
-    assert_eq!(question_ids(&app, &slug), [ids[0], ids[2]]);
+    assert_eq!(question_ids(&app, &slug).await, [ids[0], ids[2]]);
     let invalid = researcher
         .save_builder(&slug, &[("q0-text", "Bad ε?"), ("q0-epsilon", "50")])
         .await;
@@ -147,7 +147,7 @@ async fn a_draft_is_deleted_only_with_its_confirmation_and_keeps_one_question() 
     let app = spawn_app().await;
     let mut researcher = signed_in(&app, "owner@example.org").await;
     let slug = researcher.create_draft("To delete", "Only question?").await;
-    let ids = question_ids(&app, &slug);
+    let ids = question_ids(&app, &slug).await;
     let delete = format!("delete-{}", ids[0]);
     let last = researcher.save_builder(&slug, &[("action", &delete)]).await;
     assert_eq!(last.status(), 409);
@@ -260,7 +260,7 @@ async fn a_draft_that_requires_invitations_downloads_single_use_links_from_its_r
     );
     assert!(results.contains("Invitations redeemed: <strong>0</strong>"));
 
-    let ids = question_ids(&app, &slug);
+    let ids = question_ids(&app, &slug).await;
     let answers = json!({ ids[0].to_string(): 1 });
     let refused = app
         .submit_with_token(&slug, answers.clone(), None, None)
@@ -477,7 +477,7 @@ async fn a_researcher_builds_a_survey_of_every_type_and_design_through_the_build
     assert!(!builder.contains("Required"), "every question is answered");
 
     // A saved question changes type: the mirrored yes/no question becomes a number.
-    let ids = question_ids(&app, &slug);
+    let ids = question_ids(&app, &slug).await;
     let form = prefixed(
         "q5",
         "How many times have you shoplifted?",
@@ -586,7 +586,11 @@ async fn an_infinite_epsilon_design_is_refused_with_its_reason_and_everything_ty
             "{id} keeps {value}"
         );
     }
-    assert_eq!(question_ids(&app, &slug).len(), 1, "nothing was added");
+    assert_eq!(
+        question_ids(&app, &slug).await.len(),
+        1,
+        "nothing was added"
+    );
 
     // The same on a saved question: an unrelated question that is always Yes.
     let form = prefixed(
@@ -831,7 +835,7 @@ async fn the_results_page_shows_every_options_share_and_the_means_with_their_int
         .post_with_csrf(&format!("/surveys/{slug}/open"), &[])
         .await;
     assert_eq!(opened.status(), 303);
-    let ids = question_ids(&app, &slug);
+    let ids = question_ids(&app, &slug).await;
     for respondent in 0..20u64 {
         let answers: serde_json::Map<String, Value> = ids
             .iter()

@@ -82,7 +82,7 @@ async fn a_second_researcher_gets_404_on_every_route_of_the_first_researchers_su
     let mut stranger = signed_in(&app, "stranger@example.org").await;
     let csrf = stranger.csrf().await;
     for slug in [&draft, &opened] {
-        let question = question_ids(&app, slug)[0].to_string();
+        let question = question_ids(&app, slug).await[0].to_string();
         for (method, route) in OWNER_ROUTES {
             let path = route.replace("{slug}", slug).replace("{id}", &question);
             let mut request = stranger.request(method, &path);
@@ -122,7 +122,7 @@ async fn a_second_researcher_gets_404_on_every_route_of_the_first_researchers_su
     let list = owner.get_html("/surveys").await;
     assert!(list.contains("Owner&#39;s draft") || list.contains("Owner&#x27;s draft"));
     assert!(!list.contains("Taken over"));
-    assert_eq!(question_ids(&app, &draft).len(), 1);
+    assert_eq!(question_ids(&app, &draft).await.len(), 1);
     let stranger_list = stranger.get_html("/surveys").await;
     assert!(stranger_list.contains("You have no survey yet"));
 }
