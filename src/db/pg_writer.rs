@@ -16,11 +16,10 @@ use super::closing::ClosingClock;
 use super::compaction::EpochReport;
 use super::responses;
 use super::sql::Conn;
-use super::writer::{AfterCommit, Job, Message, Writer};
+use super::writer::{gather_group, AfterCommit, Job, Message, Writer};
 use crate::domain::RetentionDate;
 use crate::error::AppError;
 
-const MAX_GROUP: usize = 512;
 /// The pause before connecting again after the connection broke.
 const RECONNECT_PAUSE: Duration = Duration::from_millis(500);
 
@@ -83,17 +82,7 @@ fn run(mut connection: Conn, url: &str, queue: &mpsc::Receiver<Message>, tick: D
                 let _ = reply_to.send(size_report(&connection, started));
             }
             Message::Job(first) => {
-                let mut group = vec![first];
-                while group.len() < MAX_GROUP {
-                    match queue.try_recv() {
-                        Ok(Message::Job(job)) => group.push(job),
-                        Ok(other) => {
-                            waiting = Some(other);
-                            break;
-                        }
-                        Err(_) => break,
-                    }
-                }
+                let group = gather_group(first, queue, &mut waiting);
                 commit_group(&connection, group);
                 tick_locked(&connection, &mut closing);
             }
@@ -146,7 +135,7 @@ fn size_report(connection: &Conn, started: Instant) -> Result<EpochReport, AppEr
 /// The advisory lock every node's group transaction holds until it commits: groups of
 /// different nodes touch the same counter rows in different orders (one response counts
 /// report 1 of a question, the next report 0), which would deadlock one against the other;
-/// one group at a time across the nodes never does, and a group holds up to [`MAX_GROUP`]
+/// one group at a time across the nodes never does, and a group holds up to [`super::writer::MAX_GROUP`]
 /// jobs, so the nodes still commit many submissions per transaction.
 const GROUP_LOCK: i64 = 0x6465_6e69_6162_6c77;
 

@@ -26,7 +26,7 @@ use super::{compaction, responses};
 use crate::domain::RetentionDate;
 use crate::error::AppError;
 
-const MAX_GROUP: usize = 512;
+pub(super) const MAX_GROUP: usize = 512;
 
 /// What must happen after a job's commit and before it is answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -211,17 +211,7 @@ fn run(connection: &Conn, queue: &mpsc::Receiver<Message>, compact_every: Durati
                 let _ = reply_to.send(epoch(connection, &mut clock));
             }
             Message::Job(first) => {
-                let mut group = vec![first];
-                while group.len() < MAX_GROUP {
-                    match queue.try_recv() {
-                        Ok(Message::Job(job)) => group.push(job),
-                        Ok(other) => {
-                            waiting = Some(other);
-                            break;
-                        }
-                        Err(_) => break,
-                    }
-                }
+                let group = gather_group(first, queue, &mut waiting);
                 let changes_before = connection.total_changes();
                 let compacted = commit_group(connection, group);
                 if compacted {
@@ -327,6 +317,27 @@ fn commit_group(connection: &Conn, mut group: Vec<Box<dyn Job>>) -> bool {
         job.answer(outcome);
     }
     wanted == AfterCommit::Compact && after.is_ok()
+}
+
+/// The group that starts with `first`: every job already waiting, up to [`MAX_GROUP`]. A
+/// message that is not a job ends the group and is kept in `waiting` for the next turn.
+pub(super) fn gather_group(
+    first: Box<dyn Job>,
+    queue: &mpsc::Receiver<Message>,
+    waiting: &mut Option<Message>,
+) -> Vec<Box<dyn Job>> {
+    let mut group = vec![first];
+    while group.len() < MAX_GROUP {
+        match queue.try_recv() {
+            Ok(Message::Job(job)) => group.push(job),
+            Ok(other) => {
+                *waiting = Some(other);
+                break;
+            }
+            Err(_) => break,
+        }
+    }
+    group
 }
 
 fn run_in_savepoint(connection: &Conn, job: &mut dyn Job) {
