@@ -11,24 +11,21 @@
 //! * **releases**: the counts a breakdown shows move for all groups together, and only once
 //!   m = k × (number of options) new responses have arrived since the last release — never
 //!   on one group's own count, never on a timer alone — so that watching the page does not
-//!   reveal the newest respondent's group. Closing releases everything. Releases are held in
-//!   memory ([`BreakdownReleases`]); after a restart the first release waits for m new
-//!   responses again (the counts seen before the restart are not known here, so releasing
-//!   at once could differ from them by a single response).
-
-use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+//!   reveal the newest respondent's group. Closing releases everything. Releases are kept
+//!   by [`Releases`] (on SQLite in memory: after a restart the first release waits for m
+//!   new responses again, since the counts seen before the restart are not known and
+//!   releasing at once could differ from them by a single response; on PostgreSQL in the
+//!   database, shared by every node).
 
 use randomized_response::{Confidence, Design, Group, PerRecordEstimator};
 use serde::{Deserialize, Serialize};
 
 use crate::db::queries::QuestionCounts;
-use crate::domain::{
-    GroupingQuestion, Question, QuestionId, QuestionType, Survey, SurveyId, SurveyStatus,
-};
+use crate::db::Database;
+use crate::domain::{GroupingQuestion, Question, QuestionType, Survey, SurveyStatus};
 use crate::error::AppError;
 use crate::k_anonymity::suppress;
-use crate::live::responses_counted;
+use crate::live::{responses_counted, Release, Releases, View};
 use crate::results::{
     finite, mean_level_estimator, question_results, Intervals, MeanResults, OptionResults, Primary,
     Summarizing,
@@ -36,20 +33,6 @@ use crate::results::{
 
 /// Per option of the grouping question (by index), every randomized question's counts.
 pub type GroupedCounts = Vec<Vec<QuestionCounts>>;
-
-/// The breakdown releases of every survey and grouping question, in memory.
-#[derive(Default)]
-pub struct BreakdownReleases {
-    released: Mutex<HashMap<(SurveyId, QuestionId), Release>>,
-}
-
-#[derive(Clone)]
-struct Release {
-    /// The survey's responses when this release was made (or first seen).
-    responses: u64,
-    /// What it published; `None` before the first release.
-    published: Option<GroupedCounts>,
-}
 
 /// What a breakdown may show now.
 pub struct Released {
@@ -66,52 +49,39 @@ fn grouped_responses(counts: &GroupedCounts) -> u64 {
     counts.iter().map(|group| responses_counted(group)).sum()
 }
 
-impl BreakdownReleases {
-    /// The counts a breakdown of `survey` by `grouping` may show, given the current ones.
-    pub fn visible(
-        &self,
-        survey: &Survey,
-        grouping: &GroupingQuestion,
-        current: GroupedCounts,
-    ) -> Released {
-        let now = grouped_responses(&current);
-        if survey.status == SurveyStatus::Closed {
-            return Released {
-                counts: Some(current),
-                responses: Some(now),
-                next_at: None,
-            };
-        }
-        // m = k × groups: a step in which every group could have gained k.
-        let step = u64::from(survey.min_cell.get()) * grouping.options.len() as u64;
-        let mut released = self.released.lock().unwrap_or_else(PoisonError::into_inner);
-        let release = released
-            .entry((survey.id, grouping.id))
-            // First seen (a new survey, or after a restart): nothing published yet.
-            .or_insert(Release {
-                responses: now,
-                published: None,
-            });
-        if now >= release.responses + step {
-            *release = Release {
-                responses: now,
-                published: Some(current),
-            };
-        }
-        Released {
-            counts: release.published.clone(),
-            responses: release.published.as_ref().map(|_| release.responses),
-            next_at: Some(release.responses + step),
-        }
+/// The counts a breakdown of `survey` by `grouping` may show, given the current ones.
+pub async fn released(
+    releases: &Releases,
+    db: &Database,
+    survey: &Survey,
+    grouping: &GroupingQuestion,
+    current: GroupedCounts,
+) -> Result<Released, AppError> {
+    let now = grouped_responses(&current);
+    if survey.status == SurveyStatus::Closed {
+        return Ok(Released {
+            counts: Some(current),
+            responses: Some(now),
+            next_at: None,
+        });
     }
-
-    /// A deleted survey's releases go with it.
-    pub fn forget(&self, survey: SurveyId) {
-        self.released
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .retain(|(id, _), _| *id != survey);
-    }
+    // m = k × groups: a step in which every group could have gained k.
+    let step = u64::from(survey.min_cell.get()) * grouping.options.len() as u64;
+    let next = Release {
+        responses: now,
+        redemptions: 0,
+        counts: Some(current),
+    };
+    let release = releases
+        .advance(db, survey.id, View::Breakdown(grouping.id), step, next)
+        .await?;
+    let since = release.as_ref().map_or(0, |release| release.responses);
+    let counts = release.and_then(|release| release.counts);
+    Ok(Released {
+        responses: counts.as_ref().map(|_| since),
+        counts,
+        next_at: Some(since + step),
+    })
 }
 
 /// `GET …/results?by=<id>`: one grouping question's breakdown.

@@ -24,7 +24,7 @@ struct Migration {
     then: Option<DataStep>,
 }
 
-const MIGRATIONS: [Migration; 6] = [
+const MIGRATIONS: [Migration; 7] = [
     Migration {
         version: 1,
         sql: include_str!("../../migrations/sqlite/0001_initial.sql"),
@@ -61,10 +61,16 @@ const MIGRATIONS: [Migration; 6] = [
         postgres: include_str!("../../migrations/postgres/0006_analyses.sql"),
         then: None,
     },
+    Migration {
+        version: 7,
+        sql: include_str!("../../migrations/sqlite/0007_releases.sql"),
+        postgres: include_str!("../../migrations/postgres/0007_releases.sql"),
+        then: None,
+    },
 ];
 
 /// The schema version this binary writes.
-pub const LATEST_VERSION: u32 = 6;
+pub const LATEST_VERSION: u32 = 7;
 
 /// Brings the database to [`LATEST_VERSION`] in one transaction (all steps or none).
 pub fn migrate(connection: &Conn) -> Result<(), AppError> {

@@ -13,6 +13,7 @@ mod migrations;
 mod pg_writer;
 pub mod queries;
 pub mod redemptions;
+pub mod releases;
 pub mod responses;
 pub mod rewrite;
 pub mod sql;

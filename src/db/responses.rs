@@ -376,6 +376,7 @@ pub fn withdraw_response(
         uncount_report.execute(params![report.question_id.get(), report.report])?;
     }
     count_grouped(connection, &reports, &groupings, -1)?;
+    super::releases::forget_record(connection, survey_id, record_id)?;
     connection.execute(
         "INSERT INTO withdrawn_responses (survey_id, tag) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
         params![survey_id, tag.as_bytes()],

@@ -109,8 +109,7 @@ impl Settings {
 /// Builds the server on an already bound listener (tests bind port 0).
 pub fn server(listener: TcpListener, db: Database, settings: Settings) -> std::io::Result<Server> {
     let db = web::Data::new(db);
-    let releases = web::Data::new(crate::live::LiveReleases::default());
-    let breakdowns = web::Data::new(crate::breakdown::BreakdownReleases::default());
+    let releases = web::Data::new(crate::live::Releases::for_engine(db.engine()));
     let workers = settings.workers;
     let public_url = web::Data::new(ConfiguredPublicUrl(settings.public_url.clone()));
     let body_read_timeout = settings.body_read_timeout;
@@ -140,7 +139,6 @@ pub fn server(listener: TcpListener, db: Database, settings: Settings) -> std::i
         App::new()
             .app_data(db.clone())
             .app_data(releases.clone())
-            .app_data(breakdowns.clone())
             .app_data(limits.clone())
             .app_data(public_url.clone())
             .app_data(web::PathConfig::default().error_handler(path_error))

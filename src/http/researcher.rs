@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::auth::Owner;
 use super::openapi::{SlugPath, CSRF_REFUSED, UNAUTHORIZED};
 use super::respondent::{public_questions, PublicQuestion};
-use crate::breakdown::{self, Breakdown, BreakdownReleases};
+use crate::breakdown::{self, Breakdown};
 use crate::codebook;
 use crate::db::queries::QuestionCounts;
 use crate::db::{queries, responses, Database};
@@ -18,7 +18,7 @@ use crate::domain::{
 };
 use crate::error::{AppError, ErrorBody};
 use crate::export::{stream_export, stream_released_export, ExportFormat, GroupingRelease};
-use crate::live::LiveReleases;
+use crate::live::Releases;
 use crate::{invitations, joint, results};
 
 /// Results, exports and codebooks are the owner's private data: no browser or proxy may
@@ -131,12 +131,11 @@ impl From<Survey> for SurveyBody {
 pub async fn delete_survey(
     owner: Owner,
     db: web::Data<Database>,
-    releases: web::Data<LiveReleases>,
-    breakdowns: web::Data<BreakdownReleases>,
+    releases: web::Data<Releases>,
     slug: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
     let slug = Slug::parse(&slug)?;
-    erase_survey(&db, &releases, &breakdowns, slug, owner.researcher()).await?;
+    erase_survey(&db, &releases, slug, owner.researcher()).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -144,8 +143,7 @@ pub async fn delete_survey(
 /// workspace's button).
 pub(super) async fn erase_survey(
     db: &Database,
-    releases: &LiveReleases,
-    breakdowns: &BreakdownReleases,
+    releases: &Releases,
     slug: Slug,
     researcher: ResearcherId,
 ) -> Result<(), AppError> {
@@ -157,7 +155,6 @@ pub(super) async fn erase_survey(
         .await?;
     db.forget_survey(&slug);
     releases.forget(survey_id);
-    breakdowns.forget(survey_id);
     Ok(())
 }
 
@@ -364,8 +361,7 @@ pub struct ResultsQuery {
 )]
 pub async fn results(
     db: web::Data<Database>,
-    releases: web::Data<LiveReleases>,
-    breakdowns: web::Data<BreakdownReleases>,
+    releases: web::Data<Releases>,
     slug: web::Path<String>,
     owner: Owner,
     query: web::Query<ResultsQuery>,
@@ -373,7 +369,7 @@ pub async fn results(
     if let Some(by) = query.by {
         let breakdown = owned_breakdown(
             &db,
-            (&releases, &breakdowns),
+            &releases,
             &slug,
             owner.researcher(),
             by,
@@ -407,7 +403,7 @@ pub async fn results(
 /// its last release).
 async fn owned_results(
     db: &Database,
-    releases: &LiveReleases,
+    releases: &Releases,
     slug: &str,
     researcher: ResearcherId,
     asked: results::Asked,
@@ -422,7 +418,7 @@ async fn owned_results(
 /// for other surveys: all of them).
 async fn released_records(
     db: &Database,
-    releases: &LiveReleases,
+    releases: &Releases,
     survey: &Survey,
 ) -> Result<Option<std::sync::Arc<std::collections::HashSet<crate::domain::RecordId>>>, AppError> {
     if !survey.requires_invitation {
@@ -432,15 +428,15 @@ async fn released_records(
     let tallies = db
         .read(move |connection| queries::survey_report_counts(connection, survey_id))
         .await?;
-    let (_, release) = super::releases::released(db, releases, survey, &tallies).await?;
-    Ok(Some(release.records))
+    let (_, release) = releases.with_invitations(db, survey, &tallies).await?;
+    Ok(release.records)
 }
 
 /// An owned survey's cross-tabulation of two of its questions (`?joint=q1,q2`); of a survey
 /// that requires invitations, of its released responses only.
 async fn owned_joint(
     db: &Database,
-    releases: &LiveReleases,
+    releases: &Releases,
     slug: &str,
     researcher: ResearcherId,
     pair: &str,
@@ -472,7 +468,7 @@ async fn owned_joint(
 /// (the API and the workspace alike).
 pub(super) async fn owned_breakdown(
     db: &Database,
-    (releases, breakdowns): (&LiveReleases, &BreakdownReleases),
+    releases: &Releases,
     slug: &str,
     researcher: ResearcherId,
     by: i64,
@@ -512,7 +508,7 @@ pub(super) async fn owned_breakdown(
         }
         None => counts,
     };
-    let released = breakdowns.visible(&survey, &grouping, counts);
+    let released = breakdown::released(releases, db, &survey, &grouping, counts).await?;
     breakdown::compute(&survey, &grouping, &released, confidence)
 }
 
@@ -535,7 +531,7 @@ async fn owned_tallies(
 /// [`owned_results`] as the live pages show them: released in steps of `min_cell`.
 pub(super) async fn owned_live_results(
     db: &Database,
-    releases: &LiveReleases,
+    releases: &Releases,
     slug: &str,
     researcher: ResearcherId,
     asked: &AskedQuery,
@@ -545,7 +541,7 @@ pub(super) async fn owned_live_results(
     let visible = if survey.requires_invitation {
         super::releases::visible_counts(db, releases, &survey, tallies).await?
     } else {
-        releases.visible(&survey, tallies)
+        releases.live_counts(db, &survey, tallies).await?
     };
     let computed = results::compute_asked(&survey, &visible, asked)?;
     Ok((survey, computed))
@@ -587,7 +583,7 @@ pub(super) fn refuse_while_blinded(survey: &Survey, what: &str) -> Result<(), Ap
 
 async fn export(
     db: web::Data<Database>,
-    releases: web::Data<LiveReleases>,
+    releases: web::Data<Releases>,
     slug: &str,
     owner: &Owner,
     format: ExportFormat,
@@ -668,7 +664,7 @@ pub async fn export_csv(
     db: web::Data<Database>,
     slug: web::Path<String>,
     owner: Owner,
-    releases: web::Data<LiveReleases>,
+    releases: web::Data<Releases>,
 ) -> Result<HttpResponse, AppError> {
     export(db, releases, &slug, &owner, ExportFormat::Csv).await
 }
@@ -699,7 +695,7 @@ pub async fn export_ndjson(
     db: web::Data<Database>,
     slug: web::Path<String>,
     owner: Owner,
-    releases: web::Data<LiveReleases>,
+    releases: web::Data<Releases>,
 ) -> Result<HttpResponse, AppError> {
     export(db, releases, &slug, &owner, ExportFormat::Ndjson).await
 }

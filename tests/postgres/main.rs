@@ -9,6 +9,7 @@
 
 #[path = "../api/common.rs"]
 mod common;
+mod releases;
 mod schema;
 
 use std::process::{Child, Command, Stdio};

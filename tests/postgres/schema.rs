@@ -5,8 +5,10 @@
 use deniable::db::DbLocation;
 
 /// The per-survey tables that Citus distributes by `survey_id` (README's commands).
-pub const DISTRIBUTED: [&str; 6] = [
+pub const DISTRIBUTED: [&str; 8] = [
     "stored_responses",
+    "releases",
+    "released_records",
     "withdrawn_responses",
     "invitations",
     "invitation_keys",

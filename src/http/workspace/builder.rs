@@ -10,7 +10,6 @@ use serde::Deserialize;
 use super::design::{DesignEditor, DesignForm, PLANNING_CONFIDENCE};
 use super::draft_form::{DraftAction, DraftChanges, Place, TypedDraft};
 use super::{html, owned_survey, see_other, CsrfForm, Nav, Page};
-use crate::breakdown::BreakdownReleases;
 use crate::db::queries;
 use crate::db::Database;
 use crate::domain::{
@@ -19,7 +18,7 @@ use crate::domain::{
 use crate::error::AppError;
 use crate::http::auth::{Session, SignedIn};
 use crate::http::researcher;
-use crate::live::LiveReleases;
+use crate::live::Releases;
 use crate::results::{survey_planned_sizes, PlannedSizes, PLANNING_HALF_WIDTH};
 use randomized_response::Confidence;
 
@@ -536,8 +535,7 @@ pub struct DeleteSurveyForm {
 /// its slug typed as confirmation. Gone from every file before the redirect.
 pub async fn delete_survey(
     db: web::Data<Database>,
-    releases: web::Data<LiveReleases>,
-    breakdowns: web::Data<BreakdownReleases>,
+    releases: web::Data<Releases>,
     signed_in: SignedIn,
     slug: web::Path<String>,
     form: web::Form<DeleteSurveyForm>,
@@ -558,6 +556,6 @@ pub async fn delete_survey(
         )
         .into());
     }
-    researcher::erase_survey(&db, &releases, &breakdowns, survey.slug, session.researcher).await?;
+    researcher::erase_survey(&db, &releases, survey.slug, session.researcher).await?;
     Ok(see_other("/surveys"))
 }

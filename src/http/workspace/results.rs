@@ -13,14 +13,13 @@ use super::breakdown::BreakdownView;
 use super::builder::design_label;
 use super::design::PLANNED_HALF_WIDTHS;
 use super::{html, owned_survey, percent, see_other, CsrfForm, Nav, Page};
-use crate::breakdown::BreakdownReleases;
 use crate::db::Database;
 use crate::domain::{InvitationCount, QuestionType, Slug, Survey, SurveyStatus};
 use crate::error::AppError;
 use crate::http::auth::SignedIn;
 use crate::http::researcher;
 use crate::invitations;
-use crate::live::LiveReleases;
+use crate::live::Releases;
 use crate::results::{
     respondents_needed_within, survey_planned_sizes, IntervalBounds, Intervals, MeanResults,
     NullTest, OneSided, OneSidedBounds, PlannedSizes, Primary, QuestionResults, SurveyResults,
@@ -570,8 +569,7 @@ struct ResultsPage {
 pub async fn results_page(
     request: HttpRequest,
     db: web::Data<Database>,
-    releases: web::Data<LiveReleases>,
-    breakdowns: web::Data<BreakdownReleases>,
+    releases: web::Data<Releases>,
     signed_in: SignedIn,
     slug: web::Path<String>,
     query: web::Query<ResultsPageQuery>,
@@ -594,7 +592,7 @@ pub async fn results_page(
         Some(by) => {
             let breakdown = researcher::owned_breakdown(
                 &db,
-                (&releases, &breakdowns),
+                &releases,
                 &slug,
                 signed_in.0.researcher,
                 by,
@@ -664,7 +662,7 @@ pub async fn download_invitations(
 /// results JSON released in steps of `min_cell` responses.
 pub async fn live_results(
     db: web::Data<Database>,
-    releases: web::Data<LiveReleases>,
+    releases: web::Data<Releases>,
     signed_in: SignedIn,
     slug: web::Path<String>,
     query: web::Query<ResultsPageQuery>,
@@ -718,7 +716,7 @@ fn qr_svg(link: &str) -> Result<String, AppError> {
 pub async fn present(
     request: HttpRequest,
     db: web::Data<Database>,
-    releases: web::Data<LiveReleases>,
+    releases: web::Data<Releases>,
     signed_in: SignedIn,
     slug: web::Path<String>,
     query: web::Query<ResultsPageQuery>,

@@ -1,0 +1,169 @@
+//! Release states on PostgreSQL are the database's, not a node's (docs/design.md,
+//! "Releases across nodes"): a breakdown released through one node is the one every node
+//! shows, a refresh on another node after fewer than a whole step changes nothing, many
+//! refreshes at once over two nodes make one release, and a node started later shows the
+//! release in force rather than releasing what is there.
+
+use futures_util::future::join_all;
+use serde_json::{json, Value};
+
+use super::common::{remote_app, serving_address, TestApp};
+use super::{count, empty_database, spawn_node, Nodes};
+use deniable::db::DbLocation;
+
+const K: u64 = 3;
+
+/// Three groups of k: a breakdown releases every 9 responses.
+const STEP: u64 = 3 * K;
+
+async fn nodes(url: &str, how_many: usize) -> (Nodes, Vec<TestApp>) {
+    let mut children: Vec<_> = (0..how_many).map(|_| spawn_node(url)).collect();
+    let addresses: Vec<String> = children
+        .iter_mut()
+        .map(|child| serving_address(child.stdout.take().unwrap()))
+        .collect();
+    let location: DbLocation = url.parse().unwrap();
+    let mut apps = Vec::new();
+    for address in addresses {
+        apps.push(remote_app(address, location.clone()).await);
+    }
+    (Nodes(children), apps)
+}
+
+async fn breakdown(app: &TestApp, token: &str, slug: &str, grouping: i64) -> Value {
+    let response = app
+        .owner_get(token, &format!("/api/surveys/{slug}/results?by={grouping}"))
+        .await;
+    assert_eq!(response.status(), 200);
+    response.json().await.unwrap()
+}
+
+async fn send(app: &TestApp, slug: &str, grouping: i64, question: i64, group: u8) {
+    app.submit_ok(
+        slug,
+        json!({ grouping.to_string(): group, question.to_string(): group % 2 }),
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn every_node_shows_the_one_release_in_the_database_and_a_new_node_keeps_it() {
+    let url = empty_database();
+    let (first_two, apps) = nodes(&url, 2).await;
+    let token = apps[0].researcher_with_token("owner@example.org").await;
+    let definition = json!({
+        "title": "Sport and doping",
+        "min_cell": K,
+        "questions": [
+            {"type": "grouping", "text": "Sport", "options": ["Rowing", "Judo", "Chess"]},
+            {"text": "Have you used a performance-enhancing drug?", "epsilon": 1.0},
+        ],
+    });
+    let (slug, ids) = super::open_survey(&apps[0], &token, &definition).await;
+    let (grouping, question) = (ids[0], ids[1]);
+
+    for index in 0..STEP {
+        send(&apps[0], &slug, grouping, question, (index % 3) as u8).await;
+    }
+    // Released through the second node: the first shows the same.
+    let released = breakdown(&apps[1], &token, &slug, grouping).await;
+    assert_eq!(released["released_responses"], STEP);
+    assert_eq!(breakdown(&apps[0], &token, &slug, grouping).await, released);
+
+    // Fewer than a whole step more, on either node, one at a time: no node moves.
+    for index in 0..STEP - 1 {
+        let node = &apps[(index % 2) as usize];
+        send(node, &slug, grouping, question, 0).await;
+        for app in &apps {
+            assert_eq!(breakdown(app, &token, &slug, grouping).await, released);
+        }
+    }
+
+    // The step completes; 20 refreshes at once over both nodes make one release, at 2 × 9.
+    send(&apps[1], &slug, grouping, question, 0).await;
+    let refreshes = join_all((0..20).map(|i| {
+        let (app, token, slug) = (&apps[i % 2], &token, &slug);
+        async move { breakdown(app, token, slug, grouping).await }
+    }))
+    .await;
+    for refresh in &refreshes {
+        assert_eq!(refresh, &refreshes[0]);
+    }
+    assert_eq!(refreshes[0]["released_responses"], 2 * STEP);
+    assert_eq!(refreshes[0]["next_release_at"], 3 * STEP);
+    assert_eq!(
+        count(&url, "SELECT count(*) FROM releases WHERE view > 0"),
+        1,
+        "one release state per survey and grouping question"
+    );
+
+    // Four more responses, then both nodes stop and a new one starts: on PostgreSQL it
+    // shows the release in force (on SQLite a restart forgets it).
+    for _ in 0..4 {
+        send(&apps[0], &slug, grouping, question, 2).await;
+    }
+    drop(first_two);
+    let (_later, later) = nodes(&url, 1).await;
+    assert_eq!(
+        breakdown(&later[0], &token, &slug, grouping).await,
+        refreshes[0]
+    );
+
+    // Closing releases everything and leaves no release state behind.
+    let closed = later[0]
+        .owner_post(&token, &format!("/api/surveys/{slug}/close"))
+        .await;
+    assert_eq!(closed.status(), 200);
+    let everything = breakdown(&later[0], &token, &slug, grouping).await;
+    assert_eq!(everything["released_responses"], 2 * STEP + 4);
+    assert_eq!(count(&url, "SELECT count(*) FROM releases"), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_invitation_surveys_release_is_the_same_from_every_node_and_withdrawals_leave_no_mark() {
+    let url = empty_database();
+    let (_nodes, apps) = nodes(&url, 2).await;
+    let token = apps[0].researcher_with_token("owner@example.org").await;
+    let mut definition = super::common::survey_definition(&[1.0]);
+    definition["requires_invitation"] = json!(true);
+    definition["min_cell"] = json!(2);
+    let (slug, ids) = super::open_survey(&apps[0], &token, &definition).await;
+    let codes = apps[0].invitations(&token, &slug, 3).await.codes;
+    let answer = json!({ ids[0].to_string(): 1 });
+
+    // Two redeemed and answered through the first node.
+    let mut receipts = Vec::new();
+    for code in &codes[..2] {
+        let bought = apps[0].token_for(&slug, code).await;
+        let (receipt, response_id) = super::common::receipt_and_response_id();
+        let stored = apps[0]
+            .submit_with_token(&slug, answer.clone(), Some(&bought), Some(&response_id))
+            .await;
+        assert_eq!(stored.status(), 201);
+        receipts.push(receipt);
+    }
+    // The second node releases them; a third through the first node moves nothing.
+    let results = apps[1].results(&token, &slug).await;
+    assert_eq!(results["questions"][0]["n"], 2);
+    let bought = apps[1].token_for(&slug, &codes[2]).await;
+    let stored = apps[1]
+        .submit_with_token(&slug, answer.clone(), Some(&bought), None)
+        .await;
+    assert_eq!(stored.status(), 201);
+    for app in &apps {
+        assert_eq!(app.results(&token, &slug).await, results);
+        let rows = app.export_csv(&token, &slug).await.lines().count() - 1;
+        assert_eq!(rows, 2, "the export holds the released responses only");
+    }
+    assert_eq!(count(&url, "SELECT count(*) FROM released_records"), 2);
+
+    // A released response withdrawn: its mark goes with it, and every node's export
+    // shows the one released response still stored.
+    let withdrawn = apps[1].withdraw(&slug, &receipts[0]).await;
+    assert_eq!(withdrawn.status(), 204);
+    assert_eq!(count(&url, "SELECT count(*) FROM released_records"), 1);
+    for app in &apps {
+        let rows = app.export_csv(&token, &slug).await.lines().count() - 1;
+        assert_eq!(rows, 1);
+    }
+}
