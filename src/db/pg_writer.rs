@@ -140,8 +140,9 @@ fn size_report(connection: &Conn, started: Instant) -> Result<EpochReport, AppEr
 const GROUP_LOCK: i64 = 0x6465_6e69_6162_6c77;
 
 fn commit_group(connection: &Conn, mut group: Vec<Box<dyn Job>>) {
+    // The first job's savepoint goes with BEGIN and the lock: one round trip.
     if let Err(error) = connection.execute_batch(&format!(
-        "BEGIN; SELECT pg_advisory_xact_lock({GROUP_LOCK})"
+        "BEGIN; SELECT pg_advisory_xact_lock({GROUP_LOCK}); SAVEPOINT job"
     )) {
         let _ = connection.execute_batch("ROLLBACK");
         let cause = format!("cannot begin a write transaction: {error}");
@@ -150,9 +151,7 @@ fn commit_group(connection: &Conn, mut group: Vec<Box<dyn Job>>) {
         }
         return;
     }
-    for job in &mut group {
-        run_in_savepoint(connection, job.as_mut());
-    }
+    run_in_savepoints(connection, &mut group);
     let commit = connection.execute_batch("COMMIT").map_err(|error| {
         let _ = connection.execute_batch("ROLLBACK");
         format!("cannot commit: {error}")
@@ -180,17 +179,28 @@ fn commit_group(connection: &Conn, mut group: Vec<Box<dyn Job>>) {
     }
 }
 
-fn run_in_savepoint(connection: &Conn, job: &mut dyn Job) {
-    if connection.execute_batch("SAVEPOINT job").is_err() {
-        return; // The job is answered with "never run".
-    }
-    let keep = catch_unwind(AssertUnwindSafe(|| job.run(connection))).unwrap_or(false);
-    let end = if keep {
-        connection.execute_batch("RELEASE job")
-    } else {
-        connection.execute_batch("ROLLBACK TO job; RELEASE job")
-    };
-    if let Err(error) = end {
-        tracing::error!(%error, "cannot end a savepoint");
+/// Runs each job in a savepoint of its own (the first one already open), so that a job
+/// that fails undoes only its own changes. Ending one job's savepoint and opening the
+/// next's is one round trip; a job after a savepoint that could not be ended or opened is
+/// not run (it is answered "never run").
+fn run_in_savepoints(connection: &Conn, group: &mut [Box<dyn Job>]) {
+    let jobs = group.len();
+    for (index, job) in group.iter_mut().enumerate() {
+        let keep = catch_unwind(AssertUnwindSafe(|| job.run(connection))).unwrap_or(false);
+        let end = if keep {
+            "RELEASE job"
+        } else {
+            "ROLLBACK TO job; RELEASE job"
+        };
+        let last = index + 1 == jobs;
+        let batch = if last {
+            end.to_owned()
+        } else {
+            format!("{end}; SAVEPOINT job")
+        };
+        if let Err(error) = connection.execute_batch(&batch) {
+            tracing::error!(%error, "cannot end a savepoint or open the next");
+            return;
+        }
     }
 }

@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use super::sql::{params, Conn, OptionalExtension};
+use super::sql::{params, Conn, OptionalExtension, ToValue};
 use randomized_response::PrivacyLevel;
 
 use super::queries::stored_level;
@@ -161,15 +161,38 @@ pub fn store_response(
     submission: &Submission,
     token: TokenCheck,
 ) -> Result<Stored, AppError> {
-    // Statements the writer runs for every submission come from the statement cache.
-    let stored: Option<Vec<u8>> = connection
+    // One statement reads all the writer must know first (the stored reports under this
+    // id, whether it was withdrawn, the survey's state): on PostgreSQL each statement is a
+    // round trip, and the writer's group waits on every one. From the statement cache.
+    type Lookup = (Option<Vec<u8>>, i64, String, Option<i64>, Option<i64>);
+    let (stored, withdrawn, status, target, closes_at): Lookup = connection
         .prepare_cached(
-            "SELECT reports FROM stored_responses WHERE survey_id = ?1 AND record_id = ?2",
+            "SELECT (SELECT reports FROM stored_responses
+                     WHERE survey_id = ?1 AND record_id = ?2),
+                    CASE WHEN EXISTS (SELECT 1 FROM withdrawn_responses
+                                      WHERE survey_id = ?1 AND tag = ?3)
+                         THEN 1 ELSE 0 END,
+                    status, target_responses, closes_at
+             FROM surveys WHERE id = ?1",
         )?
-        .query_row(params![survey_id.get(), record_id.as_bytes()], |row| {
-            row.get(0)
-        })
-        .optional()?;
+        .query_row(
+            params![
+                survey_id.get(),
+                record_id.as_bytes(),
+                withdrawal_tag.as_bytes()
+            ],
+            |row| {
+                Ok((
+                    row.get(0)?,
+                    row.get(1)?,
+                    row.get(2)?,
+                    row.get(3)?,
+                    row.get(4)?,
+                ))
+            },
+        )
+        .optional()?
+        .ok_or(AppError::NotFound("survey"))?;
     if let Some(stored) = stored {
         let (reports, groupings) = decode_response(&stored)?;
         return if reports == submission.reports() && groupings == submission.groupings() {
@@ -182,27 +205,14 @@ pub fn store_response(
             ))
         };
     }
-    let withdrawn = connection
-        .prepare_cached("SELECT 1 FROM withdrawn_responses WHERE survey_id = ?1 AND tag = ?2")?
-        .exists(params![survey_id.get(), withdrawal_tag.as_bytes()])?;
-    if withdrawn {
+    if withdrawn != 0 {
         return Err(AppError::gone(
             "response_withdrawn",
             "this response was withdrawn and cannot be sent again",
         ));
     }
     // Checked inside the write transaction, so a concurrent close is respected.
-    let (status, rule): (String, StoppingRule) = connection
-        .prepare_cached("SELECT status, target_responses, closes_at FROM surveys WHERE id = ?1")?
-        .query_row([survey_id.get()], |row| {
-            let target: Option<i64> = row.get(1)?;
-            Ok((
-                row.get(0)?,
-                StoppingRule::from_stored(target.and_then(|t| u64::try_from(t).ok()), row.get(2)?),
-            ))
-        })
-        .optional()?
-        .ok_or(AppError::NotFound("survey"))?;
+    let rule = StoppingRule::from_stored(target.and_then(|t| u64::try_from(t).ok()), closes_at);
     // Across PostgreSQL nodes, the response that reaches a target must see every response
     // before it: the survey row is locked until this transaction commits, and its status
     // read again after the wait (another node may have closed it meanwhile).
@@ -252,13 +262,12 @@ pub fn store_response(
             record_id.as_bytes(),
             encode_response(submission.reports(), submission.groupings())
         ])?;
-    let count_report = connection.prepare_cached(
-        "INSERT INTO report_counts (question_id, report, n) VALUES (?1, ?2, 1)
-         ON CONFLICT (question_id, report) DO UPDATE SET n = report_counts.n + 1",
-    )?;
-    for report in submission.reports() {
-        count_report.execute(params![report.question_id.get(), report.report])?;
-    }
+    let reports: Vec<(i64, i64)> = submission
+        .reports()
+        .iter()
+        .map(|report| (report.question_id.get(), i64::from(report.report)))
+        .collect();
+    count_reports(connection, &reports, 1)?;
     count_grouped(connection, submission.reports(), submission.groupings(), 1)?;
     if let Some(target) = rule.target_responses() {
         close_at_target(connection, survey_id, target)?;
@@ -266,34 +275,91 @@ pub fn store_response(
     Ok(Stored::Created)
 }
 
+/// Adds `change` (1 or −1) to the count of every (question, report) of one response, in
+/// one statement (each question appears once in a response, so no row is hit twice).
+fn count_reports(connection: &Conn, reports: &[(i64, i64)], change: i64) -> Result<(), AppError> {
+    if reports.is_empty() {
+        return Ok(());
+    }
+    // (?2, ?3), (?4, ?5), …: ?1 is the change.
+    let rows: Vec<String> = (0..reports.len())
+        .map(|i| {
+            format!(
+                "(?{}, ?{}, CASE WHEN ?1 > 0 THEN ?1 ELSE 0 END)",
+                2 * i + 2,
+                2 * i + 3
+            )
+        })
+        .collect();
+    let sql = format!(
+        "INSERT INTO report_counts (question_id, report, n) VALUES {}
+         ON CONFLICT (question_id, report) DO UPDATE SET n = report_counts.n + ?1",
+        rows.join(", ")
+    );
+    let values: Vec<i64> = std::iter::once(change)
+        .chain(
+            reports
+                .iter()
+                .flat_map(|&(question, report)| [question, report]),
+        )
+        .collect();
+    let values: Vec<&dyn ToValue> = values.iter().map(|v| v as &dyn ToValue).collect();
+    connection
+        .prepare_cached(&sql)?
+        .execute(values.as_slice())?;
+    Ok(())
+}
+
 /// Adds `change` (1 or −1) to the grouped count of every (grouping answer, report) pair of
-/// one response.
+/// one response, in one statement.
 fn count_grouped(
     connection: &Conn,
     reports: &[StoredReport],
     groupings: &[StoredGrouping],
     change: i64,
 ) -> Result<(), AppError> {
-    if groupings.is_empty() {
+    if groupings.is_empty() || reports.is_empty() {
         return Ok(());
     }
-    let count = connection.prepare_cached(
+    let pairs: Vec<[i64; 4]> = groupings
+        .iter()
+        .flat_map(|grouping| {
+            reports.iter().map(move |report| {
+                [
+                    grouping.question_id.get(),
+                    i64::from(grouping.answer),
+                    report.question_id.get(),
+                    i64::from(report.report),
+                ]
+            })
+        })
+        .collect();
+    let rows: Vec<String> = (0..pairs.len())
+        .map(|i| {
+            let at = 4 * i + 2;
+            format!(
+                "(?{}, ?{}, ?{}, ?{}, CASE WHEN ?1 > 0 THEN ?1 ELSE 0 END)",
+                at,
+                at + 1,
+                at + 2,
+                at + 3
+            )
+        })
+        .collect();
+    let sql = format!(
         "INSERT INTO grouped_report_counts (grouping_id, answer, question_id, report, n)
-         VALUES (?1, ?2, ?3, ?4, CASE WHEN ?5 > 0 THEN ?5 ELSE 0 END)
+         VALUES {}
          ON CONFLICT (grouping_id, answer, question_id, report)
-         DO UPDATE SET n = grouped_report_counts.n + ?5",
-    )?;
-    for grouping in groupings {
-        for report in reports {
-            count.execute(params![
-                grouping.question_id.get(),
-                grouping.answer,
-                report.question_id.get(),
-                report.report,
-                change
-            ])?;
-        }
-    }
+         DO UPDATE SET n = grouped_report_counts.n + ?1",
+        rows.join(", ")
+    );
+    let values: Vec<i64> = std::iter::once(change)
+        .chain(pairs.into_iter().flatten())
+        .collect();
+    let values: Vec<&dyn ToValue> = values.iter().map(|v| v as &dyn ToValue).collect();
+    connection
+        .prepare_cached(&sql)?
+        .execute(values.as_slice())?;
     Ok(())
 }
 
@@ -369,12 +435,11 @@ pub fn withdraw_response(
         .optional()?
         .ok_or(AppError::NotFound("response"))?;
     let (reports, groupings) = decode_response(&reports)?;
-    let uncount_report = connection.prepare_cached(
-        "UPDATE report_counts SET n = n - 1 WHERE question_id = ?1 AND report = ?2",
-    )?;
-    for report in &reports {
-        uncount_report.execute(params![report.question_id.get(), report.report])?;
-    }
+    let counted: Vec<(i64, i64)> = reports
+        .iter()
+        .map(|report| (report.question_id.get(), i64::from(report.report)))
+        .collect();
+    count_reports(connection, &counted, -1)?;
     count_grouped(connection, &reports, &groupings, -1)?;
     super::releases::forget_record(connection, survey_id, record_id)?;
     connection.execute(
