@@ -278,36 +278,17 @@ pub fn store_response(
 /// Adds `change` (1 or −1) to the count of every (question, report) of one response, in
 /// one statement (each question appears once in a response, so no row is hit twice).
 fn count_reports(connection: &Conn, reports: &[(i64, i64)], change: i64) -> Result<(), AppError> {
-    if reports.is_empty() {
-        return Ok(());
-    }
-    // (?2, ?3), (?4, ?5), …: ?1 is the change.
-    let rows: Vec<String> = (0..reports.len())
-        .map(|i| {
-            format!(
-                "(?{}, ?{}, CASE WHEN ?1 > 0 THEN ?1 ELSE 0 END)",
-                2 * i + 2,
-                2 * i + 3
-            )
-        })
+    let keys: Vec<[i64; 2]> = reports
+        .iter()
+        .map(|&(question, report)| [question, report])
         .collect();
-    let sql = format!(
-        "INSERT INTO report_counts (question_id, report, n) VALUES {}
-         ON CONFLICT (question_id, report) DO UPDATE SET n = report_counts.n + ?1",
-        rows.join(", ")
-    );
-    let values: Vec<i64> = std::iter::once(change)
-        .chain(
-            reports
-                .iter()
-                .flat_map(|&(question, report)| [question, report]),
-        )
-        .collect();
-    let values: Vec<&dyn ToValue> = values.iter().map(|v| v as &dyn ToValue).collect();
-    connection
-        .prepare_cached(&sql)?
-        .execute(values.as_slice())?;
-    Ok(())
+    add_to_counts(
+        connection,
+        "report_counts",
+        "question_id, report",
+        &keys,
+        change,
+    )
 }
 
 /// Adds `change` (1 or −1) to the grouped count of every (grouping answer, report) pair of
@@ -318,10 +299,7 @@ fn count_grouped(
     groupings: &[StoredGrouping],
     change: i64,
 ) -> Result<(), AppError> {
-    if groupings.is_empty() || reports.is_empty() {
-        return Ok(());
-    }
-    let pairs: Vec<[i64; 4]> = groupings
+    let keys: Vec<[i64; 4]> = groupings
         .iter()
         .flat_map(|grouping| {
             reports.iter().map(move |report| {
@@ -334,27 +312,48 @@ fn count_grouped(
             })
         })
         .collect();
-    let rows: Vec<String> = (0..pairs.len())
-        .map(|i| {
-            let at = 4 * i + 2;
+    add_to_counts(
+        connection,
+        "grouped_report_counts",
+        "grouping_id, answer, question_id, report",
+        &keys,
+        change,
+    )
+}
+
+/// Adds `change` to the `n` of the rows of `table` with these `keys` (the values of its
+/// `key_columns`, W per row) in one multi-row upsert — on PostgreSQL every statement is a
+/// round trip of the writer's group; a row not there yet starts at `max(change, 0)`.
+/// `table` and `key_columns` are this module's constants, never input.
+fn add_to_counts<const W: usize>(
+    connection: &Conn,
+    table: &str,
+    key_columns: &str,
+    keys: &[[i64; W]],
+    change: i64,
+) -> Result<(), AppError> {
+    if keys.is_empty() {
+        return Ok(());
+    }
+    // ?1 is the change; each row's keys follow: (?2, ?3, …), (?2+W, …), ….
+    let rows: Vec<String> = (0..keys.len())
+        .map(|row| {
+            let placeholders: Vec<String> = (0..W)
+                .map(|column| format!("?{}", 2 + W * row + column))
+                .collect();
             format!(
-                "(?{}, ?{}, ?{}, ?{}, CASE WHEN ?1 > 0 THEN ?1 ELSE 0 END)",
-                at,
-                at + 1,
-                at + 2,
-                at + 3
+                "({}, CASE WHEN ?1 > 0 THEN ?1 ELSE 0 END)",
+                placeholders.join(", ")
             )
         })
         .collect();
     let sql = format!(
-        "INSERT INTO grouped_report_counts (grouping_id, answer, question_id, report, n)
-         VALUES {}
-         ON CONFLICT (grouping_id, answer, question_id, report)
-         DO UPDATE SET n = grouped_report_counts.n + ?1",
+        "INSERT INTO {table} ({key_columns}, n) VALUES {}
+         ON CONFLICT ({key_columns}) DO UPDATE SET n = {table}.n + ?1",
         rows.join(", ")
     );
     let values: Vec<i64> = std::iter::once(change)
-        .chain(pairs.into_iter().flatten())
+        .chain(keys.iter().flatten().copied())
         .collect();
     let values: Vec<&dyn ToValue> = values.iter().map(|v| v as &dyn ToValue).collect();
     connection

@@ -33,14 +33,6 @@ async fn send(app: &TestApp, slug: &str, grouping: i64, question: i64, group: u8
     .await;
 }
 
-async fn breakdown(app: &TestApp, token: &str, slug: &str, grouping: i64) -> Value {
-    let response = app
-        .owner_get(token, &format!("/api/surveys/{slug}/results?by={grouping}"))
-        .await;
-    assert_eq!(response.status(), 200);
-    response.json().await.unwrap()
-}
-
 /// The reported yes a published (n, estimate) of a mirrored ε = 1 question implies.
 fn implied_yes(n: u64, estimate: f64) -> f64 {
     let p = 1f64.exp() / (1.0 + 1f64.exp());
@@ -61,7 +53,7 @@ async fn a_group_of_k_minus_one_is_absent_from_results_exports_and_every_subtrac
     app.owner_post(&token, &format!("/api/surveys/{slug}/close"))
         .await;
 
-    let by = breakdown(&app, &token, &slug, grouping).await;
+    let by = app.breakdown(&token, &slug, grouping).await;
     let groups = by["groups"].as_array().unwrap();
     assert_eq!(groups.len(), 4, "three options and \"other\": {by}");
     // Rowing is hidden, and so is the smallest other group (Judo): together they are
@@ -150,24 +142,24 @@ async fn refreshing_after_each_new_response_shows_no_change_until_a_whole_releas
     let app = spawn_app().await;
     let (token, slug, grouping, ids) = open_grouped(&app, &definition(json!({}))).await;
     // Nothing is released before k × 3 = 9 responses.
-    let before = breakdown(&app, &token, &slug, grouping).await;
+    let before = app.breakdown(&token, &slug, grouping).await;
     assert!(before["released_responses"].is_null());
     assert_eq!(before["next_release_at"], 9);
     for index in 0..9u8 {
         send(&app, &slug, grouping, ids[0], index % 3, index % 2).await;
     }
-    let released = breakdown(&app, &token, &slug, grouping).await;
+    let released = app.breakdown(&token, &slug, grouping).await;
     assert_eq!(released["released_responses"], 9);
     assert_eq!(released["groups"][0]["n"], 3);
     // Each of the next 8 responses (more than k − 1), one at a time, changes nothing, even
     // though they all join one group.
     for _ in 0..8 {
         send(&app, &slug, grouping, ids[0], 0, 1).await;
-        assert_eq!(breakdown(&app, &token, &slug, grouping).await, released);
+        assert_eq!(app.breakdown(&token, &slug, grouping).await, released);
     }
     // The ninth completes a release: every group moves together.
     send(&app, &slug, grouping, ids[0], 0, 1).await;
-    let next = breakdown(&app, &token, &slug, grouping).await;
+    let next = app.breakdown(&token, &slug, grouping).await;
     assert_eq!(next["released_responses"], 18);
     assert_eq!(next["groups"][0]["n"], 12);
 }
@@ -192,7 +184,7 @@ async fn two_groups_shown_give_their_difference_with_an_interval_and_a_test() {
     }
     app.owner_post(&token, &format!("/api/surveys/{slug}/close"))
         .await;
-    let by = breakdown(&app, &token, &slug, grouping).await;
+    let by = app.breakdown(&token, &slug, grouping).await;
     let differences = by["differences"].as_array().unwrap();
     assert_eq!(differences.len(), 1);
     let difference = &differences[0];
@@ -225,11 +217,11 @@ async fn a_blinded_breakdown_gives_group_counts_only() {
     let app = spawn_app().await;
     let (token, slug, grouping, ids) =
         open_grouped(&app, &definition(json!({"target_responses": 100}))).await;
-    breakdown(&app, &token, &slug, grouping).await;
+    app.breakdown(&token, &slug, grouping).await;
     for index in 0..9u8 {
         send(&app, &slug, grouping, ids[0], index % 3, 1).await;
     }
-    let by = breakdown(&app, &token, &slug, grouping).await;
+    let by = app.breakdown(&token, &slug, grouping).await;
     assert_eq!(by["blinded"], true);
     assert_eq!(by["groups"][1]["n"], 3);
     let question = &by["groups"][1]["questions"][0];
@@ -320,7 +312,7 @@ async fn simulated_devices_send_their_grouping_answers_as_given() {
     );
     app.owner_post(&token, &format!("/api/surveys/{slug}/close"))
         .await;
-    let by = breakdown(&app, &token, &slug, grouping).await;
+    let by = app.breakdown(&token, &slug, grouping).await;
     let sizes: Vec<u64> = by["groups"]
         .as_array()
         .unwrap()
@@ -362,7 +354,7 @@ async fn a_survey_that_requires_invitations_breaks_down_and_exports_its_released
     }
     app.owner_post(&token, &format!("/api/surveys/{slug}/close"))
         .await;
-    let by = breakdown(&app, &token, &slug, grouping).await;
+    let by = app.breakdown(&token, &slug, grouping).await;
     assert_eq!(by["groups"][0]["n"], 2);
     assert_eq!(by["groups"][1]["n"], 2);
     let csv = app.export_csv(&token, &slug).await;

@@ -301,6 +301,15 @@ impl TestApp {
         response.json().await.unwrap()
     }
 
+    /// The owner's breakdown by a grouping question: `GET …/results?by=<id>`.
+    pub async fn breakdown(&self, token: &str, slug: &str, grouping: i64) -> Value {
+        let response = self
+            .owner_get(token, &format!("/api/surveys/{slug}/results?by={grouping}"))
+            .await;
+        assert_eq!(response.status(), 200);
+        response.json().await.unwrap()
+    }
+
     /// What the server holds for a receipt: `POST …/responses/lookup` (receipts travel in
     /// bodies, never in a URL).
     pub async fn lookup(&self, slug: &str, receipt: &str) -> reqwest::Response {

@@ -5,7 +5,7 @@
 //! release in force rather than releasing what is there.
 
 use futures_util::future::join_all;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::common::{remote_app, serving_address, TestApp};
 use super::{count, empty_database, spawn_node, Nodes};
@@ -28,14 +28,6 @@ async fn nodes(url: &str, how_many: usize) -> (Nodes, Vec<TestApp>) {
         apps.push(remote_app(address, location.clone()).await);
     }
     (Nodes(children), apps)
-}
-
-async fn breakdown(app: &TestApp, token: &str, slug: &str, grouping: i64) -> Value {
-    let response = app
-        .owner_get(token, &format!("/api/surveys/{slug}/results?by={grouping}"))
-        .await;
-    assert_eq!(response.status(), 200);
-    response.json().await.unwrap()
 }
 
 async fn send(app: &TestApp, slug: &str, grouping: i64, question: i64, group: u8) {
@@ -66,16 +58,16 @@ async fn every_node_shows_the_one_release_in_the_database_and_a_new_node_keeps_i
         send(&apps[0], &slug, grouping, question, (index % 3) as u8).await;
     }
     // Released through the second node: the first shows the same.
-    let released = breakdown(&apps[1], &token, &slug, grouping).await;
+    let released = apps[1].breakdown(&token, &slug, grouping).await;
     assert_eq!(released["released_responses"], STEP);
-    assert_eq!(breakdown(&apps[0], &token, &slug, grouping).await, released);
+    assert_eq!(apps[0].breakdown(&token, &slug, grouping).await, released);
 
     // Fewer than a whole step more, on either node, one at a time: no node moves.
     for index in 0..STEP - 1 {
         let node = &apps[(index % 2) as usize];
         send(node, &slug, grouping, question, 0).await;
         for app in &apps {
-            assert_eq!(breakdown(app, &token, &slug, grouping).await, released);
+            assert_eq!(app.breakdown(&token, &slug, grouping).await, released);
         }
     }
 
@@ -83,7 +75,7 @@ async fn every_node_shows_the_one_release_in_the_database_and_a_new_node_keeps_i
     send(&apps[1], &slug, grouping, question, 0).await;
     let refreshes = join_all((0..20).map(|i| {
         let (app, token, slug) = (&apps[i % 2], &token, &slug);
-        async move { breakdown(app, token, slug, grouping).await }
+        async move { app.breakdown(token, slug, grouping).await }
     }))
     .await;
     for refresh in &refreshes {
@@ -105,7 +97,7 @@ async fn every_node_shows_the_one_release_in_the_database_and_a_new_node_keeps_i
     drop(first_two);
     let (_later, later) = nodes(&url, 1).await;
     assert_eq!(
-        breakdown(&later[0], &token, &slug, grouping).await,
+        later[0].breakdown(&token, &slug, grouping).await,
         refreshes[0]
     );
 
@@ -114,7 +106,7 @@ async fn every_node_shows_the_one_release_in_the_database_and_a_new_node_keeps_i
         .owner_post(&token, &format!("/api/surveys/{slug}/close"))
         .await;
     assert_eq!(closed.status(), 200);
-    let everything = breakdown(&later[0], &token, &slug, grouping).await;
+    let everything = later[0].breakdown(&token, &slug, grouping).await;
     assert_eq!(everything["released_responses"], 2 * STEP + 4);
     assert_eq!(count(&url, "SELECT count(*) FROM releases"), 0);
 }
