@@ -36,7 +36,7 @@ use serde_json::{json, Map, Value};
 type Failure = Box<dyn std::error::Error>;
 
 fn usage() -> &'static str {
-    "usage: prefill fill --db PATH --responses N [--batch 5000]\n       \
+    "usage: prefill fill --db PATH --responses N [--batch 5000] [--slug demo]\n       \
      prefill probe --url http://127.0.0.1:PORT --log SERVER_LOG [--rate 200] [--seconds 25] \
      [--guard 1] [--base 0] [--slug demo]"
 }
@@ -91,6 +91,9 @@ struct FillOptions {
     db: PathBuf,
     responses: u64,
     batch: usize,
+    /// An open survey of the file (default: the demo); every question gets 0 or 1, which a
+    /// grouping question takes as its first or second option.
+    slug: String,
 }
 
 fn fill_options(args: &[String]) -> Result<FillOptions, String> {
@@ -98,12 +101,14 @@ fn fill_options(args: &[String]) -> Result<FillOptions, String> {
         db: PathBuf::new(),
         responses: 0,
         batch: 5_000,
+        slug: "demo".to_owned(),
     };
     for (name, value) in flags(args)? {
         match name.as_str() {
             "db" => options.db = PathBuf::from(value),
             "responses" => options.responses = parsed(&name, &value)?,
             "batch" => options.batch = parsed(&name, &value)?,
+            "slug" => options.slug = value,
             _ => return Err(format!("unknown option --{name}\n{}", usage())),
         }
     }
@@ -145,12 +150,19 @@ async fn fill(options: FillOptions) -> Result<(), Failure> {
     // No timer epoch while filling: the one epoch is the closing one, measured below.
     let db = Database::open_with(&options.db, Duration::from_secs(7 * 24 * 3600))?;
     db.write(queries::ensure_demo_survey).await?;
+    let slug = Slug::parse(&options.slug)?;
     let survey = db
-        .read(|connection| queries::find_survey(connection, &Slug::demo()))
+        .read(move |connection| queries::find_survey(connection, &slug))
         .await?
-        .ok_or("the demo survey is missing")?;
+        .ok_or_else(|| format!("no survey {} in the file", options.slug))?;
     let survey = Arc::new(survey);
-    let question_ids: Vec<i64> = survey.questions.iter().map(|q| q.id.get()).collect();
+    // Randomized and grouping questions alike take 0 or 1.
+    let question_ids: Vec<i64> = survey
+        .questions
+        .iter()
+        .map(|q| q.id.get())
+        .chain(survey.groupings.iter().map(|g| g.id.get()))
+        .collect();
     let before = stored_responses(&db, survey.id).await?;
     let mut stored = before;
     let mut rng = rand::rng();
