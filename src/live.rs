@@ -219,7 +219,7 @@ impl Releases {
         }
         let release = db
             .write(move |connection| {
-                let previous = stored::read(connection, survey_id, 0)?;
+                let previous = stored::read(connection, survey_id, View::Survey.stored())?;
                 let counts = queries::survey_report_counts(connection, survey_id)?;
                 let redeemed = redemptions::invitation_counts(connection, survey_id)?.redeemed;
                 let now = (responses_counted(&counts), redeemed);
@@ -236,7 +236,7 @@ impl Releases {
                     redemptions: now.1,
                     counts: Some(vec![counts]),
                 };
-                stored::write(connection, survey_id, 0, &release)?;
+                stored::write(connection, survey_id, View::Survey.stored(), &release)?;
                 stored::release_stored_responses(connection, survey_id)?;
                 Ok(Some(release))
             })
