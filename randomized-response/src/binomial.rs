@@ -172,11 +172,17 @@ pub(crate) fn binomial_test(x: u64, n: u64, p: f64) -> f64 {
 ///
 /// Given the margins, the successes of group a are hypergeometric; the p-value is the
 /// conditional probability of every table no more likely than the observed one (within
-/// R's `1 + 10⁻⁷`). The probabilities, relative to the mode's, are built outward from the
-/// mode by the ratio `P(i + 1)/P(i) = (m − i)(k − i) / ((i + 1)(l − k + i + 1))` (m successes,
-/// l failures, k = n_a drawn), which keeps every term at most 1 (no overflow; far tails
-/// underflow to 0 and add nothing) at a relative error of about an ulp per step, and
-/// normalized over the support, as R normalizes `dhyper`.
+/// R's `1 + 10⁻⁷`), normalized over the support as R normalizes `dhyper`. The masses,
+/// relative to the mode's, are built outward from the mode by the ratio
+/// `P(i + 1)/P(i) = (m − i)(k − i) / ((i + 1)(l − k + i + 1))` (m successes, l failures,
+/// k = n_a drawn), which keeps every term at most 1 (no overflow) at a relative error of
+/// about an ulp per step. The observed table's mass, and the first mass of a tail that lies
+/// beyond where the total has converged, come from Loader's binomial masses as R's `dhyper`
+/// computes them (`ln_relative_mass`), so no walk crosses the stretch between the two. Each
+/// walk stops where what lies beyond can no longer change its sums (see [`Sums::walk`]):
+/// a test costs O(√n) steps at most (about 18 standard deviations when the groups agree)
+/// rather than O(n), and a breakdown of 10⁷ responses tests every group against the rest.
+/// P-values below about 10⁻³⁰⁰ (masses below the smallest normal `f64`) are reported as 0.
 pub(crate) fn fisher_exact_test(x_a: u64, n_a: u64, x_b: u64, n_b: u64) -> f64 {
     let successes = x_a + x_b;
     let failures = (n_a - x_a) + (n_b - x_b);
@@ -187,62 +193,155 @@ pub(crate) fn fisher_exact_test(x_a: u64, n_a: u64, x_b: u64, n_b: u64) -> f64 {
         return 1.0;
     }
     let (m, l, k) = (successes as f64, failures as f64, drawn as f64);
-    // P(i + 1)/P(i).
-    let ratio = |i: u64| {
-        let i = i as f64;
-        (m - i) * (k - i) / ((i + 1.0) * (l - k + i + 1.0))
-    };
     // The mode: ⌊(k + 1)(m + 1)/(m + l + 2)⌋, within the support.
     let mode =
         (((drawn + 1) as f64 * (successes + 1) as f64 / (m + l + 2.0)) as u64).clamp(low, high);
-    // The observed table's mass relative to the mode's.
-    // Masses fall away from the mode (the ratio decreases in i): once one underflows to 0,
-    // every mass further out is 0 too and adds nothing, so each walk stops there. The sums
-    // are those of the walk over the whole support, in O(√n) steps instead of O(n) (about
-    // 40 standard deviations each side): a breakdown of 10⁷ responses tests every pair of
-    // groups.
-    let mut observed = 1.0;
-    if x_a >= mode {
-        for i in mode..x_a {
-            observed *= ratio(i);
-            if observed == 0.0 {
-                break;
-            }
-        }
-    } else {
-        for i in (x_a..mode).rev() {
-            observed /= ratio(i);
-            if observed == 0.0 {
-                break;
-            }
-        }
-    }
-    let limit = observed * RELATIVE_TIE;
-    let (mut total, mut tail) = (1.0, if 1.0 <= limit { 1.0 } else { 0.0 });
-    let mut add = |mass: f64| {
-        total += mass;
-        if mass <= limit {
-            tail += mass;
-        }
+    // ln of the mass at i relative to the mode's: dhyper's two binomial masses at
+    // p = k/(m + l), whose common denominator cancels in the ratio.
+    let share = k / (m + l);
+    let ln_mass = |i: u64| {
+        ln_binomial_probability(i, successes, share)
+            + ln_binomial_probability(drawn - i, failures, share)
     };
-    let mut mass = 1.0;
-    for i in mode..high {
-        mass *= ratio(i);
-        if mass == 0.0 {
-            break;
-        }
-        add(mass);
+    let ln_mode = ln_mass(mode);
+    let ln_relative_mass = |i: u64| ln_mass(i) - ln_mode;
+    let ln_observed = if x_a == mode {
+        0.0
+    } else {
+        ln_relative_mass(x_a)
+    };
+    if ln_observed < libm::log(f64::MIN_POSITIVE) {
+        return 0.0;
     }
-    mass = 1.0;
-    for i in (low..mode).rev() {
-        mass /= ratio(i);
-        if mass == 0.0 {
-            break;
-        }
-        add(mass);
-    }
-    (tail / total).min(1.0)
+    let limit = libm::exp(ln_observed) * RELATIVE_TIE;
+    let mut sums = Sums {
+        total: 1.0,
+        tail: if 1.0 <= limit { 1.0 } else { 0.0 },
+        limit,
+    };
+    // Upward: the table at distance d is mode + d, reached by P(i + 1)/P(i) at i = mode + d − 1.
+    sums.side(
+        high - mode,
+        |d| mode + d,
+        |d| {
+            let i = (mode + d - 1) as f64;
+            (m - i) * (k - i) / ((i + 1.0) * (l - k + i + 1.0))
+        },
+        &ln_relative_mass,
+    );
+    // Downward: the table at distance d is mode − d, reached by P(i)/P(i + 1) at i = mode − d.
+    sums.side(
+        mode - low,
+        |d| mode - d,
+        |d| {
+            let i = (mode - d) as f64;
+            (i + 1.0) * (l - k + i + 1.0) / ((m - i) * (k - i))
+        },
+        &ln_relative_mass,
+    );
+    (sums.tail / sums.total).min(1.0)
 }
+
+/// The sums of Fisher's test: every mass (relative to the mode's) and those no more likely
+/// than the observed table's (`limit`).
+struct Sums {
+    total: f64,
+    tail: f64,
+    limit: f64,
+}
+
+/// Where a walk stopped.
+enum Walked {
+    /// Nothing further out can change the sums.
+    Done,
+    /// The total has converged at this distance, but the masses there are still above the
+    /// limit: the tail on this side lies further out.
+    TailFurther(u64),
+}
+
+impl Sums {
+    /// One side of the mode, out to `farthest` tables away: `table(d)` is the table at
+    /// distance d and `factor(d)` the ratio of its mass to the one at d − 1. The masses are
+    /// walked from the mode until the total has converged; if the tail starts further out,
+    /// its first table is found by bisection on `ln_relative_mass` (the masses fall away
+    /// from the mode) and the tail is walked from there.
+    fn side(
+        &mut self,
+        farthest: u64,
+        table: impl Fn(u64) -> u64,
+        factor: impl Fn(u64) -> f64,
+        ln_relative_mass: &impl Fn(u64) -> f64,
+    ) {
+        let Walked::TailFurther(converged) = self.walk(1, farthest, 1.0, &factor) else {
+            return;
+        };
+        let ln_limit = libm::log(self.limit);
+        let in_tail = |d: u64| ln_relative_mass(table(d)) <= ln_limit;
+        if converged == farthest || !in_tail(farthest) {
+            return;
+        }
+        // The first distance in the tail: in (outside, inside].
+        let (mut outside, mut inside) = (converged, farthest);
+        while inside - outside > 1 {
+            let middle = outside + (inside - outside) / 2;
+            if in_tail(middle) {
+                inside = middle;
+            } else {
+                outside = middle;
+            }
+        }
+        let first = libm::exp(ln_relative_mass(table(inside)));
+        if first < f64::MIN_POSITIVE {
+            return;
+        }
+        self.total += first;
+        self.tail += first;
+        self.walk(inside + 1, farthest, first, &factor);
+    }
+
+    /// Adds the masses at distances `from..=farthest`, each the previous (`mass` at
+    /// `from − 1`) times its factor. The factors shrink as the walk goes out (the
+    /// hypergeometric is log-concave), so beyond a mass m reached by factor f lies at most
+    /// `m·f/(1 − f)`. The walk is done once that is below a quarter-ulp of the tail it
+    /// joins (the total is larger still), or once the masses leave the normal range of
+    /// `f64` (below it a product by a factor near 1 rounds back to itself, and a walk would
+    /// run to the support's end). While the masses are still above the limit it stops
+    /// where the rest no longer changes the total, and says so.
+    fn walk(
+        &mut self,
+        from: u64,
+        farthest: u64,
+        mut mass: f64,
+        factor: impl Fn(u64) -> f64,
+    ) -> Walked {
+        for d in from..=farthest {
+            let factor = factor(d);
+            mass *= factor;
+            if mass < f64::MIN_POSITIVE {
+                return Walked::Done;
+            }
+            self.total += mass;
+            let rest = if factor < 1.0 {
+                mass * factor / (1.0 - factor)
+            } else {
+                f64::INFINITY
+            };
+            if mass <= self.limit {
+                self.tail += mass;
+                if rest <= self.tail * QUARTER_ULP {
+                    return Walked::Done;
+                }
+            } else if rest <= self.total * QUARTER_ULP {
+                return Walked::TailFurther(d);
+            }
+        }
+        Walked::Done
+    }
+}
+
+/// A quarter of the relative spacing of `f64` around 1: a sum does not change when a term
+/// this much smaller is added.
+const QUARTER_ULP: f64 = f64::EPSILON / 4.0;
 
 #[cfg(test)]
 mod tests {
@@ -343,7 +442,8 @@ mod tests {
     }
 
     #[test]
-    fn fishers_test_stops_where_the_masses_underflow_and_sums_what_the_whole_support_sums() {
+    fn fishers_test_stops_where_the_rest_cannot_change_its_sums_and_sums_what_the_whole_support_sums(
+    ) {
         // The walk over the whole support, without stopping, as the test was written first.
         let whole = |x_a: u64, n_a: u64, x_b: u64, n_b: u64| {
             let (m, l, k) = (
@@ -379,12 +479,20 @@ mod tests {
                 .sum();
             (tail / total).min(1.0)
         };
-        // Groups of millions, equal and unequal shares, near and far from the mode.
+        // Groups of millions, equal and unequal shares, near and far from the mode: a third
+        // of 10⁷ against the rest at equal report shares (p = 1), one point apart (p ≈ 0.003)
+        // and ten (p ≈ 10⁻¹⁹⁷, where the masses on the walks pass through the subnormal
+        // range, in which a product by a factor near 1 stops shrinking), and tables so far
+        // out that the walk to them underflows (p = 0, found without walking).
         for &(x_a, n_a, x_b, n_b) in &[
             (1_500_000_u64, 3_000_000_u64, 1_501_000_u64, 3_000_000_u64),
             (1_000_000, 3_000_000, 1_020_000, 3_000_000),
             (400_000, 2_000_000, 900_000, 4_000_000),
             (30, 1_000_000, 2_000_000, 4_000_000),
+            (1_499_999, 3_333_333, 3_000_000, 6_666_667),
+            (1_499_999, 3_333_333, 3_006_666, 6_666_667),
+            (1_499_999, 3_333_333, 3_066_666, 6_666_667),
+            (1_400_000, 3_333_333, 3_066_666, 6_666_667),
         ] {
             let (fast, reference) = (
                 fisher_exact_test(x_a, n_a, x_b, n_b),
