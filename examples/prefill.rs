@@ -137,7 +137,7 @@ async fn stored_responses(db: &Database, survey_id: SurveyId) -> Result<u64, Fai
     let count = db
         .read(move |connection| {
             Ok(connection.query_row(
-                "SELECT count(*) FROM stored_responses WHERE survey_id = ?1",
+                "SELECT count(*) FROM all_responses WHERE survey_id = ?1",
                 [survey_id.get()],
                 |row| row.get::<_, i64>(0),
             )?)

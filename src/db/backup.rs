@@ -2,8 +2,8 @@
 //!
 //! A backup is `VACUUM INTO` a new file: one read transaction, so a consistent snapshot
 //! (WAL readers never block the server's writer), and the copy is rebuilt in key order —
-//! a compaction epoch of its own (docs/design.md, invariant 8): no arrival order, no free
-//! pages, no journal. It is written beside the destination, checked with
+//! a compaction epoch of its own (docs/design.md, invariant 8): the responses stored since
+//! the last epoch merged with the others, no arrival order, no free pages, no journal. It is written beside the destination, checked with
 //! `PRAGMA integrity_check`, and only then renamed into place. A restore copies a backup
 //! back page by page with SQLite's backup API while nothing else has the database open.
 
@@ -58,6 +58,14 @@ pub fn backup(source: &Path, destination: &Path) -> Result<(), AppError> {
         vacuum_into(&reader, partial_name)?;
         drop(reader);
         let copy = Connection::open(&partial)?;
+        // The copy's own epoch: the responses stored since the live file's last epoch join
+        // the others, and the copy is rebuilt once more, so nothing in it sets them apart.
+        copy.pragma_update(None, "secure_delete", true)?;
+        copy.pragma_update(None, "journal_mode", "MEMORY")?;
+        copy.execute_batch(&format!(
+            "BEGIN IMMEDIATE; {} COMMIT; VACUUM;",
+            super::compaction::MERGE_ARRIVING
+        ))?;
         check_integrity(&copy, &partial)?;
         drop(copy);
         std::fs::rename(&partial, destination).map_err(|error| {

@@ -1,7 +1,9 @@
 //! A compaction epoch (docs/design.md, invariant 8): afterwards no file orders what is
 //! stored by arrival.
 //!
-//! `VACUUM` rebuilds every table and index from scratch in key order. The responses are a
+//! First the responses stored since the last epoch move from `arriving_responses` into
+//! `stored_responses` in key order ([`MERGE_ARRIVING`]). Then `VACUUM` rebuilds every
+//! table and index from scratch in key order. The responses are a
 //! WITHOUT ROWID table keyed by a random record id, so both the order of pages and the
 //! order of cells inside each page then follow that random key, not arrival; nothing is
 //! left in free pages. It runs in place under the write lock: another process writing at
@@ -27,9 +29,25 @@ pub struct EpochReport {
     pub database_bytes: u64,
 }
 
+/// Moves the responses stored since the last epoch into `stored_responses`, in key order
+/// (one pass over its leaves, each touched once however many responses land in it), and
+/// deletes them from `arriving_responses` (migrations/sqlite/0008_arriving_responses.sql).
+/// To run inside a write transaction; the `VACUUM` after it rebuilds both tables.
+pub const MERGE_ARRIVING: &str = "
+    INSERT INTO stored_responses (survey_id, record_id, reports)
+        SELECT survey_id, record_id, reports FROM arriving_responses
+        ORDER BY survey_id, record_id;
+    DELETE FROM arriving_responses;";
+
 /// One epoch on the write connection, logged; no transaction may be open.
 pub fn run_epoch(connection: &Conn) -> Result<EpochReport, AppError> {
     let started = Instant::now();
+    connection.execute_batch("BEGIN IMMEDIATE")?;
+    if let Err(error) = connection.execute_batch(MERGE_ARRIVING) {
+        let _ = connection.execute_batch("ROLLBACK");
+        return Err(error.into());
+    }
+    connection.execute_batch("COMMIT")?;
     connection.execute_batch("VACUUM")?;
     truncate_wal(connection)?;
     let page_count: i64 = connection.query_row("PRAGMA page_count", (), |row| row.get(0))?;

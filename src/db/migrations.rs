@@ -24,7 +24,7 @@ struct Migration {
     then: Option<DataStep>,
 }
 
-const MIGRATIONS: [Migration; 7] = [
+const MIGRATIONS: [Migration; 8] = [
     Migration {
         version: 1,
         sql: include_str!("../../migrations/sqlite/0001_initial.sql"),
@@ -67,10 +67,16 @@ const MIGRATIONS: [Migration; 7] = [
         postgres: include_str!("../../migrations/postgres/0007_releases.sql"),
         then: None,
     },
+    Migration {
+        version: 8,
+        sql: include_str!("../../migrations/sqlite/0008_arriving_responses.sql"),
+        postgres: include_str!("../../migrations/postgres/0008_arriving_responses.sql"),
+        then: None,
+    },
 ];
 
 /// The schema version this binary writes.
-pub const LATEST_VERSION: u32 = 7;
+pub const LATEST_VERSION: u32 = 8;
 
 /// Brings the database to [`LATEST_VERSION`] in one transaction (all steps or none).
 pub fn migrate(connection: &Conn) -> Result<(), AppError> {

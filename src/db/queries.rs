@@ -480,7 +480,7 @@ pub fn unblind(connection: &Conn, slug: &Slug, owner: ResearcherId) -> Result<u6
         SurveyStatus::Open => {}
     }
     let responses: i64 = connection.query_row(
-        "SELECT count(*) FROM stored_responses WHERE survey_id = ?1",
+        "SELECT count(*) FROM all_responses WHERE survey_id = ?1",
         [survey.id.get()],
         |row| row.get(0),
     )?;
@@ -929,7 +929,7 @@ pub fn list_owned_surveys(
     let statement = connection.prepare(
         "SELECT slug, title, status,
                 CASE WHEN requires_invitation = 1 AND status = 'open' THEN NULL ELSE
-                (SELECT count(*) FROM stored_responses WHERE stored_responses.survey_id = surveys.id)
+                (SELECT count(*) FROM all_responses WHERE all_responses.survey_id = surveys.id)
                 END
          FROM surveys WHERE owner_id = ?1 ORDER BY id DESC",
     )?;

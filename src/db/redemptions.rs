@@ -247,7 +247,7 @@ pub fn release_snapshot(
         let counts = super::queries::survey_report_counts(connection, survey_id)?;
         let redeemed = invitation_counts(connection, survey_id)?.redeemed;
         let statement = connection
-            .prepare_cached("SELECT record_id FROM stored_responses WHERE survey_id = ?1")?;
+            .prepare_cached("SELECT record_id FROM all_responses WHERE survey_id = ?1")?;
         let records = statement
             .query_map([survey_id.get()], |row| row.get::<_, Vec<u8>>(0))?
             .map(|bytes| crate::domain::RecordId::from_stored(&bytes?))

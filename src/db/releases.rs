@@ -76,7 +76,7 @@ pub fn write(
 pub fn release_stored_responses(connection: &Conn, survey_id: SurveyId) -> Result<(), AppError> {
     connection.execute(
         "INSERT INTO released_records (survey_id, record_id)
-         SELECT survey_id, record_id FROM stored_responses WHERE survey_id = ?1
+         SELECT survey_id, record_id FROM all_responses WHERE survey_id = ?1
          ON CONFLICT DO NOTHING",
         [survey_id.get()],
     )?;

@@ -167,7 +167,7 @@ pub fn store_response(
     type Lookup = (Option<Vec<u8>>, i64, String, Option<i64>, Option<i64>);
     let (stored, withdrawn, status, target, closes_at): Lookup = connection
         .prepare_cached(
-            "SELECT (SELECT reports FROM stored_responses
+            "SELECT (SELECT reports FROM all_responses
                      WHERE survey_id = ?1 AND record_id = ?2),
                     CASE WHEN EXISTS (SELECT 1 FROM withdrawn_responses
                                       WHERE survey_id = ?1 AND tag = ?3)
@@ -253,10 +253,14 @@ pub fn store_response(
             ))
         }
     }
+    // On SQLite a new response waits in `arriving_responses` until the next epoch merges it
+    // into `stored_responses` (migrations/sqlite/0008_arriving_responses.sql).
     connection
-        .prepare_cached(
-            "INSERT INTO stored_responses (survey_id, record_id, reports) VALUES (?1, ?2, ?3)",
-        )?
+        .prepare_cached(if connection.is_postgres() {
+            "INSERT INTO stored_responses (survey_id, record_id, reports) VALUES (?1, ?2, ?3)"
+        } else {
+            "INSERT INTO arriving_responses (survey_id, record_id, reports) VALUES (?1, ?2, ?3)"
+        })?
         .execute(params![
             survey_id.get(),
             record_id.as_bytes(),
@@ -404,9 +408,9 @@ pub fn find_response(
 ) -> Result<Option<Vec<StoredReport>>, AppError> {
     let stored: Option<Vec<u8>> = connection
         .prepare_cached(
-            "SELECT stored_responses.reports
-             FROM stored_responses JOIN surveys ON surveys.id = stored_responses.survey_id
-             WHERE surveys.slug = ?1 AND stored_responses.record_id = ?2",
+            "SELECT all_responses.reports
+             FROM all_responses JOIN surveys ON surveys.id = all_responses.survey_id
+             WHERE surveys.slug = ?1 AND all_responses.record_id = ?2",
         )?
         .query_row(params![slug.as_str(), record_id.as_bytes()], |row| {
             row.get(0)
@@ -423,16 +427,30 @@ pub fn withdraw_response(
     record_id: &RecordId,
     tag: &WithdrawalTag,
 ) -> Result<(), AppError> {
-    let (survey_id, reports): (i64, Vec<u8>) = connection
-        .query_row(
-            "DELETE FROM stored_responses
-             WHERE survey_id = (SELECT id FROM surveys WHERE slug = ?1) AND record_id = ?2
-             RETURNING survey_id, reports",
-            params![slug.as_str(), record_id.as_bytes()],
-            |row| Ok((row.get(0)?, row.get(1)?)),
-        )
-        .optional()?
-        .ok_or(AppError::NotFound("response"))?;
+    // On SQLite a response stored since the last epoch is still in `arriving_responses`.
+    let tables: &[&str] = if connection.is_postgres() {
+        &["stored_responses"]
+    } else {
+        &["arriving_responses", "stored_responses"]
+    };
+    let mut deleted = None;
+    for table in tables {
+        if deleted.is_some() {
+            break;
+        }
+        deleted = connection
+            .query_row(
+                &format!(
+                    "DELETE FROM {table}
+                     WHERE survey_id = (SELECT id FROM surveys WHERE slug = ?1) AND record_id = ?2
+                     RETURNING survey_id, reports"
+                ),
+                params![slug.as_str(), record_id.as_bytes()],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .optional()?;
+    }
+    let (survey_id, reports): (i64, Vec<u8>) = deleted.ok_or(AppError::NotFound("response"))?;
     let (reports, groupings) = decode_response(&reports)?;
     let counted: Vec<(i64, i64)> = reports
         .iter()
@@ -497,7 +515,7 @@ pub fn export_page(
     max_responses: u32,
 ) -> Result<Vec<ExportRow>, AppError> {
     let statement = connection.prepare_cached(
-        "SELECT record_id, reports FROM stored_responses
+        "SELECT record_id, reports FROM all_responses
          WHERE survey_id = ?1 AND record_id > ?2
          ORDER BY record_id LIMIT ?3",
     )?;
@@ -533,7 +551,7 @@ pub fn grouped_counts_among(
 ) -> Result<Vec<Vec<super::queries::QuestionCounts>>, AppError> {
     use std::collections::BTreeMap;
     let statement = connection
-        .prepare_cached("SELECT record_id, reports FROM stored_responses WHERE survey_id = ?1")?;
+        .prepare_cached("SELECT record_id, reports FROM all_responses WHERE survey_id = ?1")?;
     let mut groups: Vec<BTreeMap<QuestionId, Vec<u64>>> = vec![BTreeMap::new(); options];
     statement.for_each_row([survey_id.get()], |row| {
         if !released(Some(only), &row.get::<_, Vec<u8>>(0)?)? {
@@ -591,7 +609,7 @@ pub fn report_pairs(
     only: Option<&HashSet<RecordId>>,
 ) -> Result<Vec<u64>, AppError> {
     let statement = connection
-        .prepare_cached("SELECT record_id, reports FROM stored_responses WHERE survey_id = ?1")?;
+        .prepare_cached("SELECT record_id, reports FROM all_responses WHERE survey_id = ?1")?;
     let mut table = vec![0_u64; rows * columns];
     statement.for_each_row([survey_id.get()], |row| {
         if !released(only, &row.get::<_, Vec<u8>>(0)?)? {
@@ -625,7 +643,7 @@ pub fn grouping_combinations(
     only: Option<&HashSet<RecordId>>,
 ) -> Result<std::collections::HashMap<Vec<u8>, u64>, AppError> {
     let statement = connection
-        .prepare_cached("SELECT record_id, reports FROM stored_responses WHERE survey_id = ?1")?;
+        .prepare_cached("SELECT record_id, reports FROM all_responses WHERE survey_id = ?1")?;
     let mut counts = std::collections::HashMap::new();
     statement.for_each_row([survey_id.get()], |row| {
         if !released(only, &row.get::<_, Vec<u8>>(0)?)? {

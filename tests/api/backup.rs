@@ -13,7 +13,7 @@ use serde_json::json;
 fn response_ids(db: &Path) -> BTreeSet<String> {
     let connection = rusqlite::Connection::open(db).unwrap();
     let mut statement = connection
-        .prepare("SELECT hex(record_id) FROM stored_responses")
+        .prepare("SELECT hex(record_id) FROM all_responses")
         .unwrap();
     let ids = statement
         .query_map([], |row| row.get(0))
@@ -21,6 +21,16 @@ fn response_ids(db: &Path) -> BTreeSet<String> {
         .map(Result::unwrap)
         .collect();
     ids
+}
+
+/// How many responses wait in the table of those stored since the last epoch.
+fn arriving(db: &Path) -> i64 {
+    rusqlite::Connection::open(db)
+        .unwrap()
+        .query_row("SELECT count(*) FROM arriving_responses", [], |row| {
+            row.get(0)
+        })
+        .unwrap()
 }
 
 /// integrity_check is ok, and the tallies agree with the stored reports (a torn copy
@@ -33,7 +43,7 @@ fn assert_consistent(db: &Path) {
     assert_eq!(verdict, "ok");
     let mut counted = std::collections::BTreeMap::<i64, i64>::new();
     let mut responses = connection
-        .prepare("SELECT reports FROM stored_responses")
+        .prepare("SELECT reports FROM all_responses")
         .unwrap();
     for reports in responses
         .query_map([], |row| row.get::<_, Vec<u8>>(0))
@@ -109,6 +119,15 @@ async fn a_backup_taken_while_serving_is_consistent_and_holds_every_earlier_resp
     );
 
     assert_consistent(&copy);
+    assert_eq!(
+        arriving(&copy),
+        0,
+        "a backup is an epoch of its own: the live file's newest responses are not set apart"
+    );
+    assert!(
+        arriving(&app.db_path) > 0,
+        "the live file had responses since its epoch"
+    );
     let copied = response_ids(&copy);
     assert!(
         copied.is_superset(&before),

@@ -124,7 +124,7 @@ async fn a_grouping_answer_is_checked_required_and_stored_beside_the_reports() {
     // Stored in the response's one row (format 2), nowhere else.
     let stored: Vec<u8> = app
         .inspect()
-        .query_row("SELECT reports FROM stored_responses", [], |row| row.get(0))
+        .query_row("SELECT reports FROM all_responses", [], |row| row.get(0))
         .unwrap();
     assert_eq!(stored[0], 2, "format 2: reports, then grouping answers");
     assert_eq!(*stored.last().unwrap(), 2, "the answer as given");

@@ -249,7 +249,7 @@ async fn a_response_needs_a_token_its_survey_issued_and_spends_it_once() {
             .await;
         assert_eq!(response.status(), 400, "{malformed}");
     }
-    assert_eq!(count(&app, "stored_responses"), 0);
+    assert_eq!(count(&app, "all_responses"), 0);
     assert_eq!(count(&app, "spent_tokens"), 0);
 
     // Spent once; the same body again is the idempotent 200; the token with another
@@ -276,7 +276,7 @@ async fn a_response_needs_a_token_its_survey_issued_and_spends_it_once() {
     assert_eq!(conflicting.status(), 409);
     assert_eq!(error_code(conflicting).await, "response_id_conflict");
 
-    assert_eq!(count(&app, "stored_responses"), 1);
+    assert_eq!(count(&app, "all_responses"), 1);
     assert_eq!(count(&app, "spent_tokens"), 1);
     let results = app.results(&token, &slug).await;
     assert_eq!(results["questions"][0]["n"], 1);
@@ -319,7 +319,7 @@ async fn a_hundred_concurrent_spends_of_one_token_store_exactly_one_response() {
     let refused = statuses.iter().filter(|&&s| s == 409).count();
     eprintln!("token race: {stored} stored, {refused} refused (token_spent) of 100");
     assert_eq!((stored, refused), (1, 99));
-    assert_eq!(count(&app, "stored_responses"), 1);
+    assert_eq!(count(&app, "all_responses"), 1);
     assert_eq!(count(&app, "spent_tokens"), 1);
     let results = app.results(&token, &slug).await;
     assert_eq!(
@@ -461,7 +461,7 @@ async fn two_server_processes_on_one_database_evaluate_one_invitation_and_store_
     let spent = statuses.iter().filter(|&&s| s == 409).count();
     eprintln!("two processes, token race: {stored} stored, {spent} refused of 100");
     assert_eq!((stored, spent), (1, 99));
-    assert_eq!(count(&app, "stored_responses"), 1);
+    assert_eq!(count(&app, "all_responses"), 1);
     assert_eq!(count(&app, "spent_tokens"), 1);
 }
 
@@ -484,7 +484,7 @@ async fn no_column_joins_an_invitation_or_a_redemption_to_a_response() {
         ["survey_id", "code_hash", "blinded", "evaluation", "proof"]
     );
     assert_eq!(columns("spent_tokens"), ["survey_id", "input_hash"]);
-    for table in ["stored_responses", "report_counts"] {
+    for table in ["stored_responses", "arriving_responses", "report_counts"] {
         assert!(
             columns(table)
                 .iter()

@@ -515,9 +515,7 @@ async fn command_line_writes_during_epochs_are_all_kept_and_a_stop_leaves_one_fi
     );
     let copy = rusqlite::Connection::open(alone.path().join("copy.db")).unwrap();
     let responses: i64 = copy
-        .query_row("SELECT count(*) FROM stored_responses", [], |row| {
-            row.get(0)
-        })
+        .query_row("SELECT count(*) FROM all_responses", [], |row| row.get(0))
         .unwrap();
     assert_eq!(responses, stored);
     let researchers: i64 = copy

@@ -48,6 +48,11 @@ async fn a_stored_response_is_only_its_survey_its_hashed_id_and_per_question_eps
         ["survey_id", "record_id", "reports"]
     );
     assert_eq!(
+        column_names(&connection, "arriving_responses"),
+        ["survey_id", "record_id", "reports"],
+        "the responses since the last epoch wait in a table of the same shape"
+    );
+    assert_eq!(
         column_names(&connection, "withdrawn_responses"),
         ["survey_id", "tag"]
     );
@@ -82,13 +87,14 @@ async fn a_stored_response_is_only_its_survey_its_hashed_id_and_per_question_eps
     let without_rowid: i64 = connection
         .query_row(
             "SELECT count(*) FROM sqlite_schema
-             WHERE name IN ('stored_responses', 'withdrawn_responses', 'invitations')
+             WHERE name IN ('stored_responses', 'arriving_responses', 'withdrawn_responses',
+                            'invitations')
              AND sql LIKE '%WITHOUT ROWID%'",
             [],
             |row| row.get(0),
         )
         .unwrap();
-    assert_eq!(without_rowid, 3);
+    assert_eq!(without_rowid, 4);
 }
 
 #[tokio::test]
@@ -144,16 +150,23 @@ async fn exports_are_ordered_by_record_id_not_by_arrival() {
     let record_ids: Vec<&str> = csv.lines().skip(1).map(|line| &line[..64]).collect();
     assert_eq!(record_ids.len(), 30);
     assert!(record_ids.windows(2).all(|pair| pair[0] < pair[1]));
-    // Even an unordered scan of the table returns hash order.
-    let scanned: Vec<Vec<u8>> = app
-        .inspect()
-        .prepare("SELECT record_id FROM stored_responses")
-        .unwrap()
-        .query_map([], |row| row.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
-    assert!(scanned.windows(2).all(|pair| pair[0] < pair[1]));
+    // Even an unordered scan of either table returns hash order: the responses since the
+    // last epoch (all 30 here) wait in `arriving_responses`, keyed as `stored_responses` is.
+    let scan = |table: &str| -> Vec<Vec<u8>> {
+        app.inspect()
+            .prepare(&format!("SELECT record_id FROM {table}"))
+            .unwrap()
+            .query_map([], |row| row.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    let (stored, arriving) = (scan("stored_responses"), scan("arriving_responses"));
+    assert_eq!(stored.len() + arriving.len(), 30);
+    assert_eq!(arriving.len(), 30, "no epoch has run yet");
+    for scanned in [stored, arriving] {
+        assert!(scanned.windows(2).all(|pair| pair[0] < pair[1]));
+    }
 }
 
 #[tokio::test]

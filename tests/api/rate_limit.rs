@@ -33,9 +33,7 @@ async fn submissions_past_the_allowance_get_429_with_retry_after() {
     }
     let responses: i64 = app
         .inspect()
-        .query_row("SELECT count(*) FROM stored_responses", [], |row| {
-            row.get(0)
-        })
+        .query_row("SELECT count(*) FROM all_responses", [], |row| row.get(0))
         .unwrap();
     assert_eq!(responses, 3);
 }

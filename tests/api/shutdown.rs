@@ -68,7 +68,7 @@ fn stored(db: &Path, receipt: &str) -> bool {
     let record_id = Receipt::parse(receipt).unwrap().response_id().record_id();
     connection
         .query_row(
-            "SELECT count(*) FROM stored_responses WHERE record_id = ?1",
+            "SELECT count(*) FROM all_responses WHERE record_id = ?1",
             [&record_id.as_bytes()[..]],
             |row| row.get::<_, i64>(0),
         )

@@ -27,10 +27,10 @@ async fn two_hundred_concurrent_submissions_are_all_stored_and_tallied() {
     assert!(statuses.iter().all(|&status| status == 201), "{statuses:?}");
 
     let db = app.inspect();
-    assert_eq!(count(&db, "SELECT count(*) FROM stored_responses"), 200);
+    assert_eq!(count(&db, "SELECT count(*) FROM all_responses"), 200);
     // Recount every stored report and compare with the running tallies.
     let mut recounted = std::collections::BTreeMap::<i64, (u64, u64)>::new();
-    let mut rows = db.prepare("SELECT reports FROM stored_responses").unwrap();
+    let mut rows = db.prepare("SELECT reports FROM all_responses").unwrap();
     for reports in rows.query_map([], |row| row.get::<_, Vec<u8>>(0)).unwrap() {
         for report in deniable::db::responses::decode_reports(&reports.unwrap()).unwrap() {
             let counts = recounted.entry(report.question_id.get()).or_default();
@@ -124,7 +124,7 @@ async fn a_withdrawn_response_leaves_the_tallies_and_the_exports() {
     assert!(csv.contains(&kept_id));
     assert!(!csv.contains(&hex_sha256(&hex_sha256(&withdrawn))));
     assert_eq!(
-        count(&app.inspect(), "SELECT count(*) FROM stored_responses"),
+        count(&app.inspect(), "SELECT count(*) FROM all_responses"),
         1
     );
 }
@@ -164,4 +164,76 @@ async fn a_large_export_streams_every_row_in_record_id_order() {
 fn hex_sha256(receipt: &str) -> String {
     let digest = ring::digest::digest(&ring::digest::SHA256, receipt.as_bytes());
     hex::encode(digest.as_ref())
+}
+
+/// The responses since the last epoch wait in `arriving_responses` (SQLite); every route
+/// reads both tables, and each epoch (the graceful stop's too) merges them into
+/// `stored_responses`.
+#[tokio::test]
+async fn responses_since_the_last_epoch_wait_in_their_own_table_and_every_route_sees_both() {
+    let app = spawn_app().await;
+    let (token, slug, ids) = app.open_survey(&[1.0]).await;
+    let answer = |i: usize| json!({ ids[0].to_string(): i % 2 });
+    let mut merged = Vec::new();
+    for i in 0..20 {
+        merged.push(app.submit_ok(&slug, answer(i)).await);
+    }
+    app.db.compact().await.unwrap();
+    let tables = |app: &crate::common::TestApp| {
+        let db = app.inspect();
+        (
+            count(&db, "SELECT count(*) FROM stored_responses"),
+            count(&db, "SELECT count(*) FROM arriving_responses"),
+        )
+    };
+    assert_eq!(tables(&app), (20, 0), "the epoch merged every response");
+    let mut arriving = Vec::new();
+    for i in 20..40 {
+        arriving.push(app.submit_ok(&slug, answer(i)).await);
+    }
+    assert_eq!(
+        tables(&app),
+        (20, 20),
+        "new responses wait apart until the next epoch"
+    );
+
+    // A retry is found in either table, and a different body under its id is refused.
+    for (i, receipt) in [(0, &merged[0]), (20, &arriving[0])] {
+        let body = |report: usize| {
+            json!({ "answers": answer(report), "response_id": hex_sha256(receipt) }).to_string()
+        };
+        assert_eq!(
+            app.submit_raw(&slug, body(i)).await.status(),
+            200,
+            "retry {i}"
+        );
+        assert_eq!(
+            app.submit_raw(&slug, body(i + 1)).await.status(),
+            409,
+            "other {i}"
+        );
+        assert_eq!(app.lookup(&slug, receipt).await.status(), 200);
+    }
+    let csv = app.export_csv(&token, &slug).await;
+    let rows: Vec<&str> = csv.lines().skip(1).map(|line| &line[..64]).collect();
+    assert_eq!(rows.len(), 40, "the export holds both tables");
+    assert!(
+        rows.windows(2).all(|pair| pair[0] < pair[1]),
+        "one record-id order"
+    );
+
+    // A withdrawal finds its response in either table.
+    for receipt in [&merged[1], &arriving[1]] {
+        assert_eq!(app.withdraw(&slug, receipt).await.status(), 204);
+        assert_eq!(app.lookup(&slug, receipt).await.status(), 404);
+    }
+    assert_eq!(tables(&app), (19, 19));
+    assert_eq!(app.results(&token, &slug).await["questions"][0]["n"], 38);
+
+    app.db.close().await.unwrap(); // the graceful stop's epoch
+    let app = spawn_app_in(app.stop().await).await;
+    assert_eq!(tables(&app), (38, 0), "the next epoch merged the rest");
+    assert_eq!(app.lookup(&slug, &arriving[2]).await.status(), 200);
+    assert_eq!(app.export_csv(&token, &slug).await.lines().count(), 39);
+    assert_eq!(app.results(&token, &slug).await["questions"][0]["n"], 38);
 }

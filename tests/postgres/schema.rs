@@ -43,13 +43,17 @@ pub fn unique_keys(client: &mut postgres::Client) -> Vec<(String, String, Vec<St
         .collect()
 }
 
-/// The tables of the current schema with a `survey_id` column.
+/// The tables of the current schema with a `survey_id` column (views, such as
+/// `all_responses`, read the distributed tables and are not distributed themselves).
 pub fn tables_with_survey_id(client: &mut postgres::Client) -> Vec<String> {
     client
         .query(
-            "SELECT table_name::text FROM information_schema.columns
-             WHERE table_schema = current_schema() AND column_name = 'survey_id'
-             ORDER BY table_name",
+            "SELECT c.table_name::text FROM information_schema.columns AS c
+             JOIN information_schema.tables AS t
+               ON t.table_schema = c.table_schema AND t.table_name = c.table_name
+             WHERE c.table_schema = current_schema() AND c.column_name = 'survey_id'
+               AND t.table_type = 'BASE TABLE'
+             ORDER BY c.table_name",
             &[],
         )
         .unwrap()
