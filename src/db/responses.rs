@@ -435,9 +435,6 @@ pub fn withdraw_response(
     };
     let mut deleted = None;
     for table in tables {
-        if deleted.is_some() {
-            break;
-        }
         deleted = connection
             .query_row(
                 &format!(
@@ -449,6 +446,9 @@ pub fn withdraw_response(
                 |row| Ok((row.get(0)?, row.get(1)?)),
             )
             .optional()?;
+        if deleted.is_some() {
+            break;
+        }
     }
     let (survey_id, reports): (i64, Vec<u8>) = deleted.ok_or(AppError::NotFound("response"))?;
     let (reports, groupings) = decode_response(&reports)?;
