@@ -205,11 +205,7 @@ pub(crate) fn fisher_exact_test(x_a: u64, n_a: u64, x_b: u64, n_b: u64) -> f64 {
     };
     let ln_mode = ln_mass(mode);
     let ln_relative_mass = |i: u64| ln_mass(i) - ln_mode;
-    let ln_observed = if x_a == mode {
-        0.0
-    } else {
-        ln_relative_mass(x_a)
-    };
+    let ln_observed = ln_relative_mass(x_a);
     if ln_observed < libm::log(f64::MIN_POSITIVE) {
         return 0.0;
     }

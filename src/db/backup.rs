@@ -3,8 +3,9 @@
 //! A backup is `VACUUM INTO` a new file: one read transaction, so a consistent snapshot
 //! (WAL readers never block the server's writer), and the copy is rebuilt in key order —
 //! a compaction epoch of its own (docs/design.md, invariant 8): the responses stored since
-//! the last epoch merged with the others, no arrival order, no free pages, no journal. It is written beside the destination, checked with
-//! `PRAGMA integrity_check`, and only then renamed into place. A restore copies a backup
+//! the last epoch merged with the others, no arrival order, no free pages, no journal. It
+//! is written beside the destination, checked with `PRAGMA integrity_check`, and only then
+//! renamed into place. A restore copies a backup
 //! back page by page with SQLite's backup API while nothing else has the database open.
 
 use std::path::{Path, PathBuf};
@@ -13,6 +14,7 @@ use std::time::Duration;
 use rusqlite::backup::{Backup, StepResult};
 use rusqlite::{Connection, OpenFlags};
 
+use super::sql::Conn;
 use crate::error::AppError;
 
 /// Pages per step: 1 MiB at SQLite's default 4 KiB pages, so progress moves visibly.
@@ -57,15 +59,14 @@ pub fn backup(source: &Path, destination: &Path) -> Result<(), AppError> {
         })?;
         vacuum_into(&reader, partial_name)?;
         drop(reader);
-        let copy = Connection::open(&partial)?;
         // The copy's own epoch: the responses stored since the live file's last epoch join
         // the others, and the copy is rebuilt once more, so nothing in it sets them apart.
-        copy.pragma_update(None, "secure_delete", true)?;
-        copy.pragma_update(None, "journal_mode", "MEMORY")?;
-        copy.execute_batch(&format!(
-            "BEGIN IMMEDIATE; {} COMMIT; VACUUM;",
-            super::compaction::MERGE_ARRIVING
-        ))?;
+        let merging = Conn::sqlite(Connection::open(&partial)?);
+        merging.execute_batch("PRAGMA secure_delete = ON; PRAGMA journal_mode = MEMORY")?;
+        super::compaction::merge_arriving(&merging)?;
+        merging.execute_batch("VACUUM")?;
+        drop(merging);
+        let copy = Connection::open(&partial)?;
         check_integrity(&copy, &partial)?;
         drop(copy);
         std::fs::rename(&partial, destination).map_err(|error| {

@@ -2,9 +2,9 @@
 //! stored by arrival.
 //!
 //! First the responses stored since the last epoch move from `arriving_responses` into
-//! `stored_responses` in key order ([`MERGE_ARRIVING`]). Then `VACUUM` rebuilds every
-//! table and index from scratch in key order. The responses are a
-//! WITHOUT ROWID table keyed by a random record id, so both the order of pages and the
+//! `stored_responses` in key order ([`merge_arriving`]). Then `VACUUM` rebuilds every
+//! table and index from scratch in key order. The responses are a WITHOUT ROWID table
+//! keyed by a random record id, so both the order of pages and the
 //! order of cells inside each page then follow that random key, not arrival; nothing is
 //! left in free pages. It runs in place under the write lock: another process writing at
 //! the same moment (the CLI) waits for it and loses nothing. Then
@@ -31,23 +31,28 @@ pub struct EpochReport {
 
 /// Moves the responses stored since the last epoch into `stored_responses`, in key order
 /// (one pass over its leaves, each touched once however many responses land in it), and
-/// deletes them from `arriving_responses` (migrations/sqlite/0008_arriving_responses.sql).
-/// To run inside a write transaction; the `VACUUM` after it rebuilds both tables.
-pub const MERGE_ARRIVING: &str = "
-    INSERT INTO stored_responses (survey_id, record_id, reports)
-        SELECT survey_id, record_id, reports FROM arriving_responses
-        ORDER BY survey_id, record_id;
-    DELETE FROM arriving_responses;";
+/// deletes them from `arriving_responses` (migrations/sqlite/0008_arriving_responses.sql),
+/// in one transaction; no transaction may be open. The `VACUUM` after it rebuilds both
+/// tables. An epoch runs it on the live file, a backup on its copy.
+pub fn merge_arriving(connection: &Conn) -> Result<(), AppError> {
+    connection.execute_batch("BEGIN IMMEDIATE")?;
+    let merged = connection.execute_batch(
+        "INSERT INTO stored_responses (survey_id, record_id, reports)
+             SELECT survey_id, record_id, reports FROM arriving_responses
+             ORDER BY survey_id, record_id;
+         DELETE FROM arriving_responses;",
+    );
+    if let Err(error) = merged {
+        let _ = connection.execute_batch("ROLLBACK");
+        return Err(error.into());
+    }
+    Ok(connection.execute_batch("COMMIT")?)
+}
 
 /// One epoch on the write connection, logged; no transaction may be open.
 pub fn run_epoch(connection: &Conn) -> Result<EpochReport, AppError> {
     let started = Instant::now();
-    connection.execute_batch("BEGIN IMMEDIATE")?;
-    if let Err(error) = connection.execute_batch(MERGE_ARRIVING) {
-        let _ = connection.execute_batch("ROLLBACK");
-        return Err(error.into());
-    }
-    connection.execute_batch("COMMIT")?;
+    merge_arriving(connection)?;
     connection.execute_batch("VACUUM")?;
     truncate_wal(connection)?;
     let page_count: i64 = connection.query_row("PRAGMA page_count", (), |row| row.get(0))?;
