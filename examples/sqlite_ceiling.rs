@@ -115,7 +115,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     connection.pragma_update(None, "synchronous", "FULL")?;
     connection.pragma_update(None, "secure_delete", true)?;
     connection.pragma_update(None, "cache_size", -64 * 1024)?;
-    connection.pragma_update(None, "wal_autocheckpoint", 10_000)?;
+    connection.pragma_update(None, "wal_autocheckpoint", 40_000)?;
     connection.execute_batch(SCHEMA)?;
     let mut ids = Ids(0x5EED);
     let mut left = prefill;
