@@ -8,7 +8,6 @@
 pub mod backup;
 mod closing;
 pub mod compaction;
-mod counts;
 mod location;
 mod migrations;
 mod pg_writer;
@@ -48,8 +47,8 @@ const WRITER_CACHE_KIB: i64 = 64 * 1024;
 /// (SQLite's default is 1 000). Random response ids dirty random B-tree leaves; a longer
 /// interval rewrites each page once for many commits and fsyncs the database file less
 /// often: 10 000 gave about 1.3 times the durable submissions per second of 1 000 in
-/// `bench/`, 40 000 another 1.1 times (fresh servers, alternating, 4 rounds: 23 900 against
-/// 26 600/s at 256 connections), for a WAL of about 160 MiB at most, emptied by every epoch.
+/// `bench/`, 40 000 another 1.1 times (fresh servers, alternating, 4 rounds at 256
+/// connections), for a WAL of about 160 MiB at most, emptied by every epoch.
 const WAL_AUTOCHECKPOINT_PAGES: i64 = 40_000;
 /// Open surveys whose definitions are kept in memory for the submission path.
 const OPEN_SURVEY_CACHE_ENTRIES: usize = 1024;
@@ -208,16 +207,6 @@ impl Database {
         F: FnOnce(&Conn) -> Result<T, AppError> + Send + 'static,
     {
         self.writer.submit(AfterCommit::Nothing, work).await
-    }
-
-    /// [`Database::write`] for `responses::store_response`: the report counts of the
-    /// group's submissions are written once, summed, before its COMMIT (on SQLite).
-    pub async fn write_response<T, F>(&self, work: F) -> Result<T, AppError>
-    where
-        T: Send + 'static,
-        F: FnOnce(&Conn) -> Result<T, AppError> + Send + 'static,
-    {
-        self.writer.submit_response(work).await
     }
 
     /// [`Database::write`], then the WAL is truncated before this resolves: what `work`

@@ -3,11 +3,11 @@
 
 use std::collections::HashSet;
 
-use super::sql::{params, Conn, OptionalExtension};
+use super::sql::{params, Conn, OptionalExtension, ToValue};
 use randomized_response::PrivacyLevel;
 
 use super::queries::stored_level;
-use super::{counts, redemptions};
+use super::redemptions;
 use crate::domain::{
     ClosingTime, QuestionId, RecordId, ResearcherId, Slug, SpentToken, StoppingRule,
     StoredGrouping, StoredReport, Submission, SurveyId, SurveyStatus, WithdrawalTag,
@@ -266,15 +266,104 @@ pub fn store_response(
             record_id.as_bytes(),
             encode_response(submission.reports(), submission.groupings())
         ])?;
-    match rule.target_responses() {
-        // Reaching the target is decided on the counts themselves: they go in at once.
-        Some(target) => {
-            counts::count_response(connection, submission.reports(), submission.groupings(), 1)?;
-            close_at_target(connection, survey_id, target)?;
-        }
-        None => counts::count_with_group(connection, submission.reports(), submission.groupings())?,
+    let reports: Vec<(i64, i64)> = submission
+        .reports()
+        .iter()
+        .map(|report| (report.question_id.get(), i64::from(report.report)))
+        .collect();
+    count_reports(connection, &reports, 1)?;
+    count_grouped(connection, submission.reports(), submission.groupings(), 1)?;
+    if let Some(target) = rule.target_responses() {
+        close_at_target(connection, survey_id, target)?;
     }
     Ok(Stored::Created)
+}
+
+/// Adds `change` (1 or −1) to the count of every (question, report) of one response, in
+/// one statement (each question appears once in a response, so no row is hit twice).
+fn count_reports(connection: &Conn, reports: &[(i64, i64)], change: i64) -> Result<(), AppError> {
+    let keys: Vec<[i64; 2]> = reports
+        .iter()
+        .map(|&(question, report)| [question, report])
+        .collect();
+    add_to_counts(
+        connection,
+        "report_counts",
+        "question_id, report",
+        &keys,
+        change,
+    )
+}
+
+/// Adds `change` (1 or −1) to the grouped count of every (grouping answer, report) pair of
+/// one response, in one statement.
+fn count_grouped(
+    connection: &Conn,
+    reports: &[StoredReport],
+    groupings: &[StoredGrouping],
+    change: i64,
+) -> Result<(), AppError> {
+    let keys: Vec<[i64; 4]> = groupings
+        .iter()
+        .flat_map(|grouping| {
+            reports.iter().map(move |report| {
+                [
+                    grouping.question_id.get(),
+                    i64::from(grouping.answer),
+                    report.question_id.get(),
+                    i64::from(report.report),
+                ]
+            })
+        })
+        .collect();
+    add_to_counts(
+        connection,
+        "grouped_report_counts",
+        "grouping_id, answer, question_id, report",
+        &keys,
+        change,
+    )
+}
+
+/// Adds `change` to the `n` of the rows of `table` with these `keys` (the values of its
+/// `key_columns`, W per row) in one multi-row upsert — on PostgreSQL every statement is a
+/// round trip of the writer's group; a row not there yet starts at `max(change, 0)`.
+/// `table` and `key_columns` are this module's constants, never input.
+fn add_to_counts<const W: usize>(
+    connection: &Conn,
+    table: &str,
+    key_columns: &str,
+    keys: &[[i64; W]],
+    change: i64,
+) -> Result<(), AppError> {
+    if keys.is_empty() {
+        return Ok(());
+    }
+    // ?1 is the change; each row's keys follow: (?2, ?3, …), (?2+W, …), ….
+    let rows: Vec<String> = (0..keys.len())
+        .map(|row| {
+            let placeholders: Vec<String> = (0..W)
+                .map(|column| format!("?{}", 2 + W * row + column))
+                .collect();
+            format!(
+                "({}, CASE WHEN ?1 > 0 THEN ?1 ELSE 0 END)",
+                placeholders.join(", ")
+            )
+        })
+        .collect();
+    let sql = format!(
+        "INSERT INTO {table} ({key_columns}, n) VALUES {}
+         ON CONFLICT ({key_columns}) DO UPDATE SET n = {table}.n + ?1",
+        rows.join(", ")
+    );
+    let values: Vec<i64> = std::iter::once(change)
+        .chain(keys.iter().flatten().copied())
+        .collect();
+    let values: Vec<&dyn ToValue> = values.iter().map(|v| v as &dyn ToValue).collect();
+    connection
+        .prepare_cached(&sql)?
+        .execute(values.as_slice())?;
+    Ok(())
 }
 
 /// The responses a survey holds, from its first randomized question's report counts (every
@@ -363,7 +452,12 @@ pub fn withdraw_response(
     }
     let (survey_id, reports): (i64, Vec<u8>) = deleted.ok_or(AppError::NotFound("response"))?;
     let (reports, groupings) = decode_response(&reports)?;
-    counts::count_response(connection, &reports, &groupings, -1)?;
+    let counted: Vec<(i64, i64)> = reports
+        .iter()
+        .map(|report| (report.question_id.get(), i64::from(report.report)))
+        .collect();
+    count_reports(connection, &counted, -1)?;
+    count_grouped(connection, &reports, &groupings, -1)?;
     super::releases::forget_record(connection, survey_id, record_id)?;
     connection.execute(
         "INSERT INTO withdrawn_responses (survey_id, tag) VALUES (?1, ?2) ON CONFLICT DO NOTHING",

@@ -4,9 +4,7 @@
 //! It blocks for one job, drains every job already waiting (up to [`MAX_GROUP`]), runs them
 //! all in one `BEGIN IMMEDIATE … COMMIT` with a SAVEPOINT around each (so one failing job,
 //! e.g. a submission to a closed survey, does not undo the others), and only after the
-//! COMMIT answers each job. One fsync then acknowledges many submissions, and the report
-//! counts of a group's submissions are summed and written once, before the COMMIT (or
-//! before any other job, which might read them).
+//! COMMIT answers each job. One fsync then acknowledges many submissions.
 //!
 //! Between groups it keeps the promise of docs/design.md, invariant 8: within
 //! `compact_every` of any write (its own, or another process's such as the CLI) it runs an
@@ -24,7 +22,7 @@ use super::sql::Conn;
 use tokio::sync::oneshot;
 
 use super::closing::ClosingClock;
-use super::{compaction, counts, responses};
+use super::{compaction, responses};
 use crate::domain::RetentionDate;
 use crate::error::AppError;
 
@@ -45,9 +43,6 @@ pub(super) trait Job: Send {
     /// Runs the job's SQL; `true` when it succeeded and its changes should be kept.
     fn run(&mut self, connection: &Conn) -> bool;
     fn after_commit(&self) -> AfterCommit;
-    /// A submission: its report counts may wait to be summed with the rest of its group's
-    /// (counts::flush_group_counts) instead of being written by itself.
-    fn defers_counts(&self) -> bool;
     /// Answers the waiting request; `commit` is the outcome of the group's COMMIT (and of
     /// what the job asked to happen after it).
     fn answer(self: Box<Self>, commit: Result<(), String>);
@@ -56,7 +51,6 @@ pub(super) trait Job: Send {
 pub(super) struct TypedJob<T, F> {
     work: Option<F>,
     after_commit: AfterCommit,
-    defers_counts: bool,
     outcome: Option<Result<T, AppError>>,
     reply_to: oneshot::Sender<Result<T, AppError>>,
 }
@@ -82,10 +76,6 @@ where
             Some(Ok(_)) => self.after_commit,
             _ => AfterCommit::Nothing,
         }
-    }
-
-    fn defers_counts(&self) -> bool {
-        self.defers_counts
     }
 
     fn answer(self: Box<Self>, commit: Result<(), String>) {
@@ -133,34 +123,10 @@ impl Writer {
         T: Send + 'static,
         F: FnOnce(&Conn) -> Result<T, AppError> + Send + 'static,
     {
-        self.send(after_commit, false, work).await
-    }
-
-    /// [`Writer::submit`] for a submission (responses::store_response), whose report counts
-    /// are summed with its group's.
-    pub(super) async fn submit_response<T, F>(&self, work: F) -> Result<T, AppError>
-    where
-        T: Send + 'static,
-        F: FnOnce(&Conn) -> Result<T, AppError> + Send + 'static,
-    {
-        self.send(AfterCommit::Nothing, true, work).await
-    }
-
-    async fn send<T, F>(
-        &self,
-        after_commit: AfterCommit,
-        defers_counts: bool,
-        work: F,
-    ) -> Result<T, AppError>
-    where
-        T: Send + 'static,
-        F: FnOnce(&Conn) -> Result<T, AppError> + Send + 'static,
-    {
         let (reply_to, reply) = oneshot::channel();
         let job = TypedJob {
             work: Some(work),
             after_commit,
-            defers_counts,
             outcome: None,
             reply_to,
         };
@@ -311,28 +277,14 @@ fn commit_group(connection: &Conn, mut group: Vec<Box<dyn Job>>) -> bool {
         }
         return false;
     }
-    let mut counted = Ok(());
     for job in &mut group {
-        // Any other job may read the counts: what the submissions before it added goes in
-        // first. (A job left unrun when this fails is answered with the group's error.)
-        if !job.defers_counts() {
-            counted = counts::flush_group_counts(connection);
-            if counted.is_err() {
-                break;
-            }
-        }
         run_in_savepoint(connection, job.as_mut());
     }
-    let commit = counted
-        .and_then(|()| counts::flush_group_counts(connection))
-        .map_err(|error| error.to_string())
-        .and_then(|()| execute_cached(connection, "COMMIT").map_err(|error| error.to_string()))
-        .map_err(|error| {
-            // Leave the connection usable for the next group.
-            let _ = connection.execute_batch("ROLLBACK");
-            counts::discard_group_counts();
-            format!("cannot commit: {error}")
-        });
+    let commit = execute_cached(connection, "COMMIT").map_err(|error| {
+        // Leave the connection usable for the next group.
+        let _ = connection.execute_batch("ROLLBACK");
+        format!("cannot commit: {error}")
+    });
     if let Err(cause) = &commit {
         tracing::error!(%cause, jobs = group.len(), "group commit failed");
         for job in group {
@@ -392,11 +344,7 @@ fn run_in_savepoint(connection: &Conn, job: &mut dyn Job) {
     if execute_cached(connection, "SAVEPOINT job").is_err() {
         return; // The job is answered with "never run".
     }
-    if job.defers_counts() {
-        counts::start_job_counts();
-    }
     let keep = job.run(connection);
-    counts::end_job_counts(keep);
     let end = if keep {
         execute_cached(connection, "RELEASE job")
     } else {

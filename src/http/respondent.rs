@@ -286,7 +286,7 @@ pub async fn submit(
     let tag = db.withdrawal_key().tag(&response_id);
     let survey_id = survey.id;
     let stored = db
-        .write_response(move |connection| {
+        .write(move |connection| {
             responses::store_response(connection, survey_id, &record_id, &tag, &submission, token)
         })
         .await?;
