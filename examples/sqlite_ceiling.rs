@@ -17,6 +17,7 @@
 
 use std::time::{Duration, Instant};
 
+use deniable::db::{WAL_AUTOCHECKPOINT_PAGES, WRITER_CACHE_KIB};
 use rusqlite::{params, Connection};
 
 const SCHEMA: &str = "
@@ -114,8 +115,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     connection.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))?;
     connection.pragma_update(None, "synchronous", "FULL")?;
     connection.pragma_update(None, "secure_delete", true)?;
-    connection.pragma_update(None, "cache_size", -64 * 1024)?;
-    connection.pragma_update(None, "wal_autocheckpoint", 40_000)?;
+    connection.pragma_update(None, "cache_size", -WRITER_CACHE_KIB)?;
+    connection.pragma_update(None, "wal_autocheckpoint", WAL_AUTOCHECKPOINT_PAGES)?;
     connection.execute_batch(SCHEMA)?;
     let mut ids = Ids(0x5EED);
     let mut left = prefill;

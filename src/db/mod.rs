@@ -41,15 +41,17 @@ const POSTGRES_READ_CONNECTIONS: usize = 8;
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// Page cache of the write connection, in KiB (negative in SQLite's PRAGMA): response ids
 /// are random, so inserts touch random B-tree leaves; the default 2 MiB re-read them
-/// from the OS for nearly every submission once a survey holds many responses.
-const WRITER_CACHE_KIB: i64 = 64 * 1024;
+/// from the OS for nearly every submission once a survey holds many responses. Public for
+/// examples/sqlite_ceiling.rs, which commits under the writer's settings.
+pub const WRITER_CACHE_KIB: i64 = 64 * 1024;
 /// Pages the WAL may hold before the writer copies them back into the database file
 /// (SQLite's default is 1 000). Random response ids dirty random B-tree leaves; a longer
 /// interval rewrites each page once for many commits and fsyncs the database file less
 /// often: 10 000 gave about 1.3 times the durable submissions per second of 1 000 in
 /// `bench/`, 40 000 another 1.1 times (fresh servers, alternating, 4 rounds at 256
-/// connections), for a WAL of about 160 MiB at most, emptied by every epoch.
-const WAL_AUTOCHECKPOINT_PAGES: i64 = 40_000;
+/// connections), for a WAL of about 160 MiB at most, emptied by every epoch. Public for
+/// examples/sqlite_ceiling.rs.
+pub const WAL_AUTOCHECKPOINT_PAGES: i64 = 40_000;
 /// Open surveys whose definitions are kept in memory for the submission path.
 const OPEN_SURVEY_CACHE_ENTRIES: usize = 1024;
 /// The default of `--compact-every`: an epoch within five minutes of any write.
