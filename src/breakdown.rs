@@ -2,30 +2,21 @@
 //! randomized question's estimate and intervals within each group, and the differences
 //! between groups with their intervals and tests (docs/design.md, "Breakdowns").
 //!
-//! Two guards keep a breakdown from pointing at a person:
-//!
-//! * **k-anonymity** (k = the survey's `min_cell`): a group is shown only with at least k
-//!   responses, and small groups are folded together — with the smallest shown ones while
-//!   needed — into one "other" of at least k, so that no subtraction of published figures
-//!   isolates a hidden group ([`crate::k_anonymity`]).
-//! * **releases**: the counts a breakdown shows move for all groups together, and only once
-//!   m = k × (number of options) new responses have arrived since the last release — never
-//!   on one group's own count, never on a timer alone — so that watching the page does not
-//!   reveal the newest respondent's group. Closing releases everything. Releases are kept
-//!   by [`Releases`] (on SQLite in memory: after a restart the first release waits for m
-//!   new responses again, since the counts seen before the restart are not known and
-//!   releasing at once could differ from them by a single response; on PostgreSQL in the
-//!   database, shared by every node).
+//! A survey with a grouping question shows its owner released responses only, released by
+//! cell — a combination of grouping answers — once the cell holds at least k (= min_cell)
+//! new responses at a consideration (docs/design.md, invariant 11; `crate::live`). A group
+//! of a breakdown is the sum of the released cells that gave its answer, so every figure
+//! here is a sum over whole released cells, as the overall results and the export are: no
+//! difference of figures isolates fewer than k responses. A group without any released
+//! cell is not shown.
 
 use randomized_response::{Confidence, Design, Group, PerRecordEstimator};
 use serde::{Deserialize, Serialize};
 
 use crate::db::queries::QuestionCounts;
-use crate::db::Database;
-use crate::domain::{GroupingQuestion, Question, QuestionType, Survey, SurveyStatus};
+use crate::domain::{GroupingQuestion, Question, QuestionType, Survey};
 use crate::error::AppError;
-use crate::k_anonymity::suppress;
-use crate::live::{responses_counted, Release, Releases, View};
+use crate::live::Released;
 use crate::results::{
     finite, mean_level_estimator, question_results, Intervals, MeanResults, OptionResults, Primary,
     Summarizing,
@@ -33,56 +24,6 @@ use crate::results::{
 
 /// Per option of the grouping question (by index), every randomized question's counts.
 pub type GroupedCounts = Vec<Vec<QuestionCounts>>;
-
-/// What a breakdown may show now.
-pub struct Released {
-    /// The released counts; `None` before the first release.
-    pub counts: Option<GroupedCounts>,
-    /// The responses the release covers.
-    pub responses: Option<u64>,
-    /// The release moves on once the survey holds this many responses (`None` once closed).
-    pub next_at: Option<u64>,
-}
-
-/// The responses of a set of grouped counts: the sum of the groups'.
-fn grouped_responses(counts: &GroupedCounts) -> u64 {
-    counts.iter().map(|group| responses_counted(group)).sum()
-}
-
-/// The counts a breakdown of `survey` by `grouping` may show, given the current ones.
-pub async fn released(
-    releases: &Releases,
-    db: &Database,
-    survey: &Survey,
-    grouping: &GroupingQuestion,
-    current: GroupedCounts,
-) -> Result<Released, AppError> {
-    let now = grouped_responses(&current);
-    if survey.status == SurveyStatus::Closed {
-        return Ok(Released {
-            counts: Some(current),
-            responses: Some(now),
-            next_at: None,
-        });
-    }
-    // m = k × groups: a step in which every group could have gained k.
-    let step = u64::from(survey.min_cell.get()) * grouping.options.len() as u64;
-    let next = Release {
-        responses: now,
-        redemptions: 0,
-        counts: Some(current),
-    };
-    let release = releases
-        .advance(db, survey.id, View::Breakdown(grouping.id), step, next)
-        .await?;
-    let since = release.as_ref().map_or(0, |release| release.responses);
-    let counts = release.and_then(|release| release.counts);
-    Ok(Released {
-        responses: counts.as_ref().map(|_| since),
-        counts,
-        next_at: Some(since + step),
-    })
-}
 
 /// `GET …/results?by=<id>`: one grouping question's breakdown.
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
@@ -94,17 +35,16 @@ pub struct Breakdown {
     /// `draft`, `open` or `closed`.
     pub status: String,
     pub confidence: f64,
-    /// The smallest group shown (k of k-anonymity: the survey's `min_cell`).
+    /// k: every group shown sums released cells of at least k responses each.
     pub min_cell: u32,
     /// While blinded (a survey fixed in advance, open): group counts only.
     pub blinded: bool,
-    /// The responses the shown release covers; null before the first release.
+    /// The released responses the groups cover; null before anything is released.
     pub released_responses: Option<u64>,
-    /// The breakdown moves on once the survey holds this many responses (k × the number of
-    /// options after the last release); null once closed (everything is released).
+    /// While open: releases are next considered once the survey has received this many
+    /// responses (`release.considered_at` + k); null once closed.
     pub next_release_at: Option<u64>,
-    /// Every option of the grouping question, in order, then "other" when small groups are
-    /// folded together.
+    /// Every option of the grouping question, in order.
     pub groups: Vec<GroupResults>,
     /// For two groups shown, their difference; for more, each group against the rest of
     /// the survey. Per randomized question (and per option of a choice question).
@@ -114,16 +54,17 @@ pub struct Breakdown {
 /// One group of a breakdown.
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct GroupResults {
-    /// The option's index; null for "other".
+    /// The option's index.
     pub index: Option<usize>,
-    /// The option's label, or `other`.
+    /// The option's label.
     pub label: String,
-    /// "other" only: the options folded into it.
+    /// Unused since every group is a sum of released cells (no groups are folded together
+    /// any more); kept absent for the shape's sake.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub members: Option<Vec<usize>>,
-    /// Responses in the group; null when suppressed.
+    /// Released responses in the group; null when none is released.
     pub n: Option<u64>,
-    /// Fewer than k responses (or folded to protect one that has): no counts, no figures.
+    /// No released cell gave this answer (yet): no counts, no figures.
     pub suppressed: bool,
     /// Every randomized question within the group (none when suppressed; figures null while
     /// blinded).
@@ -272,8 +213,7 @@ fn difference(
     }))
 }
 
-/// The breakdown of `survey` by `grouping` from the released counts (`None`: no release
-/// yet, every group pending).
+/// The breakdown of `survey` by `grouping` from its released cells.
 pub fn compute(
     survey: &Survey,
     grouping: &GroupingQuestion,
@@ -281,19 +221,12 @@ pub fn compute(
     confidence: Confidence,
 ) -> Result<Breakdown, AppError> {
     let how = Summarizing::of(survey, confidence);
-    let blinded = how.primary.is_none();
-    let k = u64::from(survey.min_cell.get());
+    let withheld = how.primary.is_none();
     let options = grouping.options.len();
-    let empty: GroupedCounts = vec![Vec::new(); options];
-    let counts = released.counts.as_ref().unwrap_or(&empty);
-    let sizes: Vec<u64> = (0..options)
-        .map(|option| {
-            counts
-                .get(option)
-                .map_or(0, |group| responses_counted(group))
-        })
-        .collect();
-    let suppression = suppress(&sizes, k);
+    let grouped = released.grouped(survey, grouping);
+    let sizes: Vec<u64> = grouped.iter().map(|(n, _)| *n).collect();
+    let counts: GroupedCounts = grouped.into_iter().map(|(_, counts)| counts).collect();
+    let shown: Vec<bool> = sizes.iter().map(|&n| n > 0).collect();
     // Each group's anytime interval is tuned for its share of the planned size.
     let planned_per_group = (survey.planned_size() / options as u64).max(1);
     let group_how = Summarizing {
@@ -318,44 +251,26 @@ pub fn compute(
             })
             .collect()
     };
-    let mut groups = Vec::with_capacity(options + 1);
+    let mut groups = Vec::with_capacity(options);
     for (index, label) in grouping.options.iter().enumerate() {
-        let shown = released.counts.is_some() && suppression.shown[index];
         groups.push(GroupResults {
             index: Some(index),
             label: label.clone(),
             members: None,
-            n: shown.then_some(sizes[index]),
-            suppressed: !shown,
-            questions: if shown {
+            n: shown[index].then_some(sizes[index]),
+            suppressed: !shown[index],
+            questions: if shown[index] {
                 figures(&counts[index])?
             } else {
                 Vec::new()
             },
         });
     }
-    if released.counts.is_some() && suppression.has_other() {
-        let folded: Vec<QuestionCounts> = survey
-            .questions
-            .iter()
-            .map(|question| QuestionCounts {
-                question_id: question.id,
-                counts: sum_counts(question, suppression.folded.iter().map(|&g| &counts[g][..])),
-            })
-            .collect();
-        groups.push(GroupResults {
-            index: None,
-            label: "other".to_owned(),
-            members: Some(suppression.folded.clone()),
-            n: Some(suppression.folded.iter().map(|&g| sizes[g]).sum()),
-            suppressed: false,
-            questions: figures(&folded)?,
-        });
-    }
-    let differences = if blinded || released.counts.is_none() {
+    let total: u64 = sizes.iter().sum();
+    let differences = if withheld {
         Vec::new()
     } else {
-        differences(survey, counts, &suppression.shown, how, planned_per_group)?
+        differences(survey, &counts, &shown, how, planned_per_group)?
     };
     Ok(Breakdown {
         by: grouping.id.get(),
@@ -363,9 +278,9 @@ pub fn compute(
         status: survey.status.as_str().to_owned(),
         confidence: confidence.level(),
         min_cell: survey.min_cell.get(),
-        blinded,
-        released_responses: released.responses,
-        next_release_at: released.next_at,
+        blinded: survey.is_blinded(),
+        released_responses: (total > 0).then_some(total),
+        next_release_at: released.next_consideration_at,
         groups,
         differences,
     })

@@ -30,9 +30,7 @@ use serde::Serialize;
 
 use crate::domain::{DesignFields, DesignName, Question, QuestionType, Survey};
 use crate::error::AppError;
-use crate::export::{
-    formula_safe, grouping_column, report_values, ReportValues, COLUMNS, GENERALIZED, WITHHELD,
-};
+use crate::export::{formula_safe, grouping_column, report_values, ReportValues, COLUMNS};
 use crate::results::{primary_reason, Plan};
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -61,7 +59,7 @@ struct GroupingColumn {
     text: String,
     /// The export's column: `group_<id>`.
     column: String,
-    /// The labels the column holds (besides `(other)` and `(withheld until closed)`).
+    /// The labels the column holds.
     options: Vec<String>,
     /// Always false: the answer is the respondent's own, sent as given.
     randomized: bool,
@@ -86,6 +84,13 @@ struct SurveyInfo {
     /// live or unblinded early, exact (Chernoff where there is none) for one fixed in
     /// advance and closed.
     primary_interval: String,
+    /// k: the fewest responses any released cell holds (docs/design.md, invariant 11).
+    min_cell: u32,
+    /// No figure computed from the reports was shown before the survey closed.
+    results_after_close: bool,
+    /// A survey with grouping questions or invitations: which responses its figures and
+    /// its export hold (null for other surveys: every response).
+    release_rule: Option<String>,
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -221,6 +226,26 @@ pub fn describe(survey: &Survey) -> Result<Codebook, AppError> {
                 ),
                 None => primary_reason(survey).to_owned(),
             },
+            min_cell: survey.min_cell.get(),
+            results_after_close: survey.results_after_close,
+            release_rule: survey.shows_released_only().then(|| {
+                format!(
+                    "Released responses only: each combination of grouping answers (one cell \
+                     without grouping questions) is released whole once it holds at least {k} \
+                     new responses when releases are considered, every {k} responses \
+                     received{invitations} and at close. Responses of a cell that never did \
+                     are withheld: stored, in no figure and in no export.",
+                    k = survey.min_cell.get(),
+                    invitations = if survey.requires_invitation {
+                        format!(
+                            " (and every {} invitations redeemed)",
+                            survey.min_cell.get()
+                        )
+                    } else {
+                        String::new()
+                    }
+                )
+            }),
         },
         mechanism: "Randomized response on the respondent's device: each question's design \
                     is a row-stochastic matrix P, P[t][r] the probability that the true \
@@ -281,14 +306,13 @@ pub fn describe(survey: &Survey) -> Result<Codebook, AppError> {
         grouping_note: (!survey.groupings.is_empty()).then(|| {
             format!(
                 "Grouping questions are not randomized: each group_<id> column holds the \
-                 respondent's answer (its label) on every row of the response. k-anonymity \
-                 with k = {k} (the survey's min_cell): a combination of grouping answers \
-                 shared by fewer than {k} responses is generalized to \"{GENERALIZED}\" in \
-                 every group column, and so are the smallest other combinations while \
-                 \"{GENERALIZED}\" holds fewer than {k} responses, so that \"{GENERALIZED}\" is \
-                 itself a category of at least {k} and no subtraction isolates a smaller \
-                 one. While the survey is open every group cell is \"{WITHHELD}\": each \
-                 export would otherwise show the group of each newly arrived response.",
+                 respondent's answer (its label) on every row of the response. The export \
+                 holds released responses only (docs/design.md, invariant 11): each \
+                 combination of grouping answers is a cell, released whole once it holds at \
+                 least {k} new responses (k = the survey's min_cell) when releases are \
+                 considered, every {k} responses received and at close. Responses of a cell \
+                 that never reached {k} new ones are withheld: stored, but in no figure and \
+                 no export. The export is refused while the survey is open.",
                 k = survey.min_cell.get()
             )
         }),

@@ -6,7 +6,7 @@
 //! costs a look-up and a write: memory stays flat whatever the survey's size.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use actix_web::web::Bytes;
@@ -18,10 +18,9 @@ use crate::db::responses::{self, ExportRow};
 use crate::db::Database;
 use crate::domain::{
     GroupingQuestion, QuestionDesign, QuestionId, QuestionType, RecordId, StoredGrouping, Survey,
-    SurveyId, SurveyStatus,
+    SurveyId,
 };
 use crate::error::AppError;
-use crate::k_anonymity::suppress;
 use crate::results::mean_level_estimator;
 
 /// Responses per page: each page is one short read on the read pool.
@@ -48,76 +47,12 @@ pub fn grouping_column(id: QuestionId) -> String {
     format!("group_{}", id.get())
 }
 
-/// A grouping answer generalized for k-anonymity: its combination of grouping answers is
-/// shared by fewer than k responses, or was folded with such combinations until they were
-/// at least k together (src/k_anonymity.rs).
-pub const GENERALIZED: &str = "(other)";
-/// Grouping answers while the survey is open: every export would otherwise show which
-/// group each newly arrived response belongs to.
-pub const WITHHELD: &str = "(withheld until closed)";
-
-/// What an export shows of the grouping answers.
-#[derive(Debug, Clone)]
-pub enum GroupingRelease {
-    /// The survey has no grouping question: no `group_*` columns.
-    NoGroupings,
-    /// Open: every grouping cell is [`WITHHELD`].
-    Withheld,
-    /// Closed: every combination of grouping answers shared by at least k responses, the
-    /// others (with any needed to make k) as [`GENERALIZED`].
-    Published {
-        /// The combinations shown as given, answers in the grouping questions' order.
-        shown: HashSet<Vec<u8>>,
-    },
-}
-
-impl GroupingRelease {
-    /// The release for `survey`, from the count of every combination of grouping answers
-    /// among its responses (only read for a closed survey with grouping questions).
-    pub fn of(survey: &Survey, combinations: &HashMap<Vec<u8>, u64>) -> Self {
-        if survey.groupings.is_empty() {
-            return Self::NoGroupings;
-        }
-        if survey.status != SurveyStatus::Closed {
-            return Self::Withheld;
-        }
-        let mut keys: Vec<&Vec<u8>> = combinations.keys().collect();
-        keys.sort();
-        let counts: Vec<u64> = keys.iter().map(|key| combinations[*key]).collect();
-        let suppression = suppress(&counts, u64::from(survey.min_cell.get()));
-        let shown = keys
-            .into_iter()
-            .zip(&suppression.shown)
-            .filter(|(_, &shown)| shown)
-            .map(|(key, _)| key.clone())
-            .collect();
-        Self::Published { shown }
-    }
-
-    /// The cells of one response's grouping answers, in the grouping questions' order.
-    fn cells(&self, plan: &ExportPlan, answers: &[StoredGrouping]) -> Vec<String> {
-        let combination: Vec<u8> = plan
-            .groupings
-            .iter()
-            .map(|grouping| {
-                answers
-                    .iter()
-                    .find(|answer| answer.question_id == grouping.id)
-                    .map_or(u8::MAX, |answer| answer.answer)
-            })
-            .collect();
-        plan.groupings
-            .iter()
-            .zip(&combination)
-            .map(|(grouping, &answer)| match self {
-                Self::NoGroupings => String::new(),
-                Self::Withheld => WITHHELD.to_owned(),
-                Self::Published { shown } if shown.contains(&combination) => grouping.label(answer),
-                Self::Published { .. } => GENERALIZED.to_owned(),
-            })
-            .collect()
-    }
-}
+/// Which responses an export holds: every stored one (a survey without grouping questions
+/// or invitations), or the released ones only — once the survey has closed, since an
+/// export of such a survey while it is open is refused (409 `export_withheld`;
+/// docs/design.md, invariant 11). Each released response's grouping answers are its cell,
+/// released whole with at least k others, so its labels are given as answered.
+pub use crate::db::responses::Covering;
 
 #[derive(Debug, Clone, Copy)]
 pub enum ExportFormat {
@@ -160,7 +95,7 @@ impl ExportFormat {
         use std::io::Write;
         for row in rows {
             let (question, values) = plan.lookup(row)?;
-            let groups = plan.release.cells(plan, &row.groupings);
+            let groups = plan.labels(&row.groupings);
             match self {
                 Self::Csv => {
                     // Numbers only, written by Rust's shortest round-trip formatting: no
@@ -241,9 +176,9 @@ pub(crate) struct ExportRecord<'a> {
     #[schema(value_type = Option<Vec<f64>>)]
     option_values: Option<&'a [f64]>,
     /// Surveys with grouping questions: `group_<id>` → the response's answer (its label, as
-    /// given: not randomized), `(other)` where its combination of grouping answers is
-    /// shared by fewer than k responses (k = the survey's `min_cell`), `(withheld until
-    /// closed)` while the survey is open. Absent without grouping questions.
+    /// given: not randomized). Such a survey exports once closed, its released responses
+    /// only: each is in a cell (a combination of grouping answers) released whole with at
+    /// least k = `min_cell` responses. Absent without grouping questions.
     #[serde(skip_serializing_if = "Option::is_none")]
     groups: Option<BTreeMap<String, String>>,
 }
@@ -323,11 +258,10 @@ pub struct ExportPlan {
     questions: HashMap<QuestionId, QuestionColumns>,
     /// The grouping questions, in position order: one `group_<id>` column each.
     groupings: Vec<GroupingQuestion>,
-    release: GroupingRelease,
 }
 
 impl ExportPlan {
-    pub fn new(survey: &Survey, release: GroupingRelease) -> Result<Self, AppError> {
+    pub fn new(survey: &Survey) -> Result<Self, AppError> {
         let mut questions = HashMap::with_capacity(survey.questions.len());
         for question in &survey.questions {
             let design = &question.design;
@@ -351,8 +285,22 @@ impl ExportPlan {
         Ok(Self {
             questions,
             groupings: survey.groupings.clone(),
-            release,
         })
+    }
+
+    /// One response's `group_<id>` cells: its grouping answers' labels, in the grouping
+    /// questions' order.
+    fn labels(&self, answers: &[StoredGrouping]) -> Vec<String> {
+        self.groupings
+            .iter()
+            .map(|grouping| {
+                let answer = answers
+                    .iter()
+                    .find(|answer| answer.question_id == grouping.id)
+                    .map_or(u8::MAX, |answer| answer.answer);
+                grouping.label(answer)
+            })
+            .collect()
     }
 
     fn lookup(&self, row: &ExportRow) -> Result<(&QuestionColumns, &RenderedReport), AppError> {
@@ -415,53 +363,30 @@ struct Cursor {
     survey_id: SurveyId,
     plan: Arc<ExportPlan>,
     format: ExportFormat,
+    covering: Covering,
     after: Option<RecordId>,
     header_written: bool,
     finished: bool,
-    /// Only these responses (a release of a survey that requires invitations), if given.
-    only: Option<Arc<HashSet<RecordId>>>,
 }
 
-/// The export of `survey` as a stream of chunks, one page of responses per chunk (keyset
-/// pagination, so memory stays flat whatever the survey's size). The questions' designs
-/// are read from `survey` once, here.
+/// The export of `survey` (the responses `covering` says) as a stream of chunks, one page
+/// of responses per chunk (keyset pagination, so memory stays flat whatever the survey's
+/// size). The questions' designs are read from `survey` once, here.
 pub fn stream_export(
     db: Database,
     survey: &Survey,
     format: ExportFormat,
-    release: GroupingRelease,
-) -> Result<impl Stream<Item = Result<Bytes, AppError>>, AppError> {
-    stream_export_of(db, survey, format, release, None)
-}
-
-/// [`stream_export`] of the responses in `released` only (those still stored): what a
-/// survey that requires invitations has released to its owner (`crate::live`).
-pub fn stream_released_export(
-    db: Database,
-    survey: &Survey,
-    format: ExportFormat,
-    release: GroupingRelease,
-    released: Arc<HashSet<RecordId>>,
-) -> Result<impl Stream<Item = Result<Bytes, AppError>>, AppError> {
-    stream_export_of(db, survey, format, release, Some(released))
-}
-
-fn stream_export_of(
-    db: Database,
-    survey: &Survey,
-    format: ExportFormat,
-    release: GroupingRelease,
-    only: Option<Arc<HashSet<RecordId>>>,
+    covering: Covering,
 ) -> Result<impl Stream<Item = Result<Bytes, AppError>>, AppError> {
     let cursor = Cursor {
         db,
         survey_id: survey.id,
-        plan: Arc::new(ExportPlan::new(survey, release)?),
+        plan: Arc::new(ExportPlan::new(survey)?),
         format,
+        covering,
         after: None,
         header_written: false,
         finished: false,
-        only,
     };
     Ok(stream::try_unfold(cursor, |mut cursor| async move {
         if cursor.finished {
@@ -472,32 +397,25 @@ fn stream_export_of(
             cursor.format.write_header(&cursor.plan, &mut chunk);
             cursor.header_written = true;
         }
-        // A release's filter may empty a page: read on until a page keeps a row.
-        loop {
-            let (survey_id, after) = (cursor.survey_id, cursor.after);
-            let mut rows = cursor
-                .db
-                .read(move |connection| {
-                    responses::export_page(
-                        connection,
-                        survey_id,
-                        after.as_ref(),
-                        RESPONSES_PER_PAGE,
-                    )
-                })
-                .await?;
-            let Some(last) = rows.last() else {
-                cursor.finished = true;
-                break;
-            };
-            cursor.after = Some(last.record_id);
-            if let Some(only) = &cursor.only {
-                rows.retain(|row| only.contains(&row.record_id));
-            }
-            if !rows.is_empty() {
+        let (survey_id, after, covering) = (cursor.survey_id, cursor.after, cursor.covering);
+        let rows = cursor
+            .db
+            .read(move |connection| {
+                responses::export_page(
+                    connection,
+                    survey_id,
+                    after.as_ref(),
+                    RESPONSES_PER_PAGE,
+                    covering,
+                )
+            })
+            .await?;
+        match rows.last() {
+            Some(last) => {
+                cursor.after = Some(last.record_id);
                 cursor.format.write_rows(&cursor.plan, &rows, &mut chunk)?;
-                break;
             }
+            None => cursor.finished = true,
         }
         if chunk.is_empty() {
             return Ok(None);

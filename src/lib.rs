@@ -15,7 +15,6 @@ pub mod http;
 pub mod i18n;
 pub mod invitations;
 pub mod joint;
-pub mod k_anonymity;
 pub mod live;
 pub mod results;
 pub mod serve;

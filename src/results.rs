@@ -49,10 +49,11 @@ impl Plan {
     }
 }
 
-/// The interval a survey's targets lead with, `None` while it is blinded; a target without
-/// an exact interval falls back from exact to Chernoff ([`primary_for`]).
+/// The interval a survey's targets lead with, `None` while it is blinded or its results
+/// wait for its close; a target without an exact interval falls back from exact to
+/// Chernoff ([`primary_for`]).
 pub fn survey_primary(survey: &Survey) -> Option<Primary> {
-    if survey.is_blinded() {
+    if survey.is_blinded() || survey.results_withheld_until_close() {
         None
     } else if Plan::of(survey) == Plan::WatchedLive || survey.unblinded_at.is_some() {
         Some(Primary::Anytime)
@@ -72,6 +73,11 @@ pub fn primary_for(survey: Option<Primary>, estimator: &PerRecordEstimator) -> O
 
 /// One sentence on why the primary interval is the one it is, for the researcher.
 pub fn primary_reason(survey: &Survey) -> &'static str {
+    if survey.results_withheld_until_close() && !survey.is_blinded() {
+        return "Results after close: no figure is computed from the reports until the \
+                survey closes, so that nobody can tell from them who has answered; until \
+                then only the counts are shown.";
+    }
     match (Plan::of(survey), survey_primary(survey)) {
         (Plan::WatchedLive, _) => {
             "Watched live: the anytime interval is primary, because it stays valid however \
@@ -135,9 +141,41 @@ pub struct SurveyResults {
     pub primary_reason: String,
     /// The grouping questions (not randomized): the ids `?by=` takes.
     pub groupings: Vec<GroupingSummary>,
+    /// A survey with grouping questions or invitations: every figure computed from the
+    /// reports comes from released responses only (docs/design.md, invariant 11); null for
+    /// other surveys, whose figures cover every response.
+    pub release: Option<ReleaseSummary>,
     /// Respondents needed so that every question's Chernoff half-width is at most 5 %.
     pub respondents_needed_for_5_percent: u64,
     pub questions: Vec<QuestionResults>,
+}
+
+/// Where the releases of a survey with grouping questions or invitations stand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ReleaseSummary {
+    /// The survey's count of responses received (which withdrawals never lower) when
+    /// releases were last considered: every k received, and at close.
+    pub considered_at: u64,
+    /// The responses the figures come from.
+    pub released_responses: u64,
+    /// Responses stored but in no figure: while open, those waiting for their cell to hold
+    /// k new ones; once closed, those of cells that never did (withheld for good, still
+    /// withdrawable with their receipt).
+    pub withheld_responses: u64,
+    pub reason: ReleaseReason,
+}
+
+/// Why responses are withheld.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ReleaseReason {
+    /// Open: a cell is released once it holds k new responses at a consideration.
+    Waiting,
+    /// Open, and defined with `results_after_close`: no figure from the reports before
+    /// close.
+    ResultsAfterClose,
+    /// Closed: what was not released at close stays withheld.
+    Closed,
 }
 
 /// A grouping question, as the results name it.
@@ -809,6 +847,23 @@ pub fn compute(
     compute_asked(survey, counted, Asked::at(confidence))
 }
 
+/// The results of a survey that shows its owner released responses only: computed from
+/// the released cells, with its count of responses and its release as its owner may see
+/// them.
+pub fn compute_released(
+    survey: &Survey,
+    released: &crate::live::Released,
+    asked: Asked,
+) -> Result<SurveyResults, AppError> {
+    let mut results = compute_asked(survey, &released.counts(), asked)?;
+    results.responses = released.responses;
+    results.progress = results
+        .target_responses
+        .map(|target| (released.responses as f64 / target as f64).min(1.0));
+    results.release = Some(released.summary);
+    Ok(results)
+}
+
 /// The results with a test and, when asked, Bonferroni-simultaneous intervals.
 pub fn compute_asked(
     survey: &Survey,
@@ -851,7 +906,7 @@ pub fn compute_asked(
         plan: Plan::of(survey),
         target_responses,
         closes_at: survey.stopping_rule.closes_at().map(|at| at.to_string()),
-        blinded: how.primary.is_none(),
+        blinded: survey.is_blinded(),
         unblinded_at_responses: survey.unblinded_at,
         responses,
         progress: target_responses.map(|target| (responses as f64 / target as f64).min(1.0)),
@@ -867,6 +922,7 @@ pub fn compute_asked(
                 options: grouping.options.clone(),
             })
             .collect(),
+        release: None,
         respondents_needed_for_5_percent: questions
             .iter()
             .map(|q| q.respondents_needed_for_5_percent)

@@ -14,6 +14,11 @@ privacy-heading = Wie Ihre Antworten geschützt sind
 privacy-coins = Bevor etwas dieses Gerät verlässt, wirft es ungleich gewichtete Münzen: Für jede Frage sendet es entweder Ihre wahre Antwort oder eine zufällige, wie unter der Frage erklärt. Der Server erfährt nie, welche der beiden es war; jede einzelne Antwort, die er speichert, können Sie daher glaubhaft abstreiten. Über viele Personen hinweg gleichen sich die Münzwürfe aus; so erfahren die Forschenden trotzdem die Anteile insgesamt.
 privacy-sent = Gesendet werden nur die durch Münzwurf entstandenen Antworten (die { $reports }): keine wahre Antwort, kein Cookie, kein Name. Das Datenschutzniveau der ganzen Umfrage beträgt { $epsilon } (die Summe über ihre Fragen; je kleiner, desto privater).
 privacy-reports-term = Meldungen
+privacy-owner-totals = Die Forschenden sehen nur Summen von mindestens { $k } Antworten{ $after ->
+        [yes] , und keine, bevor die Umfrage schließt
+       *[no] {""}
+    }; wer diesen Server betreibt oder gefälschte Antworten sendet, könnte Ihre dennoch herausgreifen – Sie schützt der Münzwurf.
+privacy-owner-reports = Die Forschenden sehen die durch Münzwurf entstandenen Antworten jeder Antwort, sobald sie eintreffen, und wer diesen Server betreibt, sieht, was er speichert: Sie schützt der Münzwurf.
 privacy-answer-all = Bitte beantworten Sie jede Frage. Jede Antwort wird randomisiert, daher kann keine gegen Sie verwendet werden; eine leer gelassene Frage würde nicht randomisiert, und auch eine Lücke verrät etwas.
 status-draft = Diese Umfrage ist noch nicht geöffnet: Es kann nichts gesendet werden.
 status-closed = Diese Umfrage ist geschlossen: Es kann nichts gesendet werden.

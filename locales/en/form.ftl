@@ -30,6 +30,17 @@ privacy-sent =
     cookie, no name. The privacy level of the whole survey is { $epsilon } (the sum
     over its questions; smaller is more private).
 privacy-reports-term = reports
+# Beside the total ε (docs/design.md, invariant 11): who sees what. $k: min_cell;
+# $after: "yes" when no figure is shown before the survey closes.
+privacy-owner-totals =
+    The researcher sees only totals of at least { $k } responses{ $after ->
+        [yes] , and none before the survey closes
+       *[no] {""}
+    }; someone who runs this server, or sends fake responses, could still single yours
+    out, so the coin flips are what protect you.
+privacy-owner-reports =
+    The researcher sees each response's coin-flipped answers as they arrive, and whoever
+    runs this server sees what it stores: the coin flips are what protect you.
 privacy-answer-all =
     Please answer every question. Each answer is randomized, so none can be held against
     you; a question left blank would not be, and a blank says something too.

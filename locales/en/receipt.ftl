@@ -13,6 +13,12 @@ found-explain =
     you chose, which is what protects you.
 # $number, $question: the question; $report: the stored report, emphasized.
 found-report = { $number }. { $question } — report: { $report }
+# $number, $question: a grouping question; $answer: the stored answer, emphasized.
+found-grouping = { $number }. { $question } — { $answer } (sent as given, not randomized)
+receipt-withdraw-warning =
+    Withdrawing deletes your response from the server's files. If it was already counted
+    in the researcher's results, the change in those totals shows the researcher your
+    coin-flipped reports (never your true answers).
 # $record: the record id, as code.
 found-record =
     Your row in the researchers' export is named { $record } (the SHA-256 of your

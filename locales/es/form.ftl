@@ -14,6 +14,11 @@ privacy-heading = Cómo se protegen sus respuestas
 privacy-coins = Antes de que nada salga de este dispositivo, este lanza monedas sesgadas: para cada pregunta envía o bien su respuesta verdadera o bien una aleatoria, como se explica debajo de la pregunta. El servidor nunca sabe cuál de las dos, así que usted puede negar de forma creíble cualquier respuesta que guarde. Entre muchas personas los lanzamientos se compensan, y así el equipo investigador puede conocer igualmente las proporciones generales.
 privacy-sent = Solo se envían las respuestas resultantes del lanzamiento (las { $reports }): ninguna respuesta verdadera, ninguna cookie, ningún nombre. El nivel de privacidad de toda la encuesta es { $epsilon } (la suma de sus preguntas; cuanto menor, más privado).
 privacy-reports-term = declaraciones
+privacy-owner-totals = El equipo investigador solo ve totales de al menos { $k } respuestas{ $after ->
+        [yes] , y ninguno antes de que cierre la encuesta
+       *[no] {""}
+    }; quien gestiona este servidor, o envía respuestas falsas, aún podría aislar la suya: lo que le protege es el lanzamiento de monedas.
+privacy-owner-reports = El equipo investigador ve las respuestas aleatorizadas de cada respuesta a medida que llegan, y quien gestiona este servidor ve lo que guarda: lo que le protege es el lanzamiento de monedas.
 privacy-answer-all = Por favor, responda todas las preguntas. Cada respuesta se aleatoriza, así que ninguna puede usarse en su contra; una pregunta en blanco no se aleatorizaría, y un blanco también dice algo.
 status-draft = Esta encuesta aún no está abierta: no se puede enviar nada.
 status-closed = Esta encuesta está cerrada: no se puede enviar nada.

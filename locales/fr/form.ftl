@@ -14,6 +14,11 @@ privacy-heading = Comment vos réponses sont protégées
 privacy-coins = Avant que quoi que ce soit ne quitte cet appareil, celui-ci lance des pièces biaisées : pour chaque question, il envoie soit votre vraie réponse, soit une réponse aléatoire, comme expliqué sous la question. Le serveur ne sait jamais laquelle des deux ; vous pouvez donc nier de façon crédible chaque réponse qu'il détient. Sur un grand nombre de personnes, les tirages se compensent, ce qui permet tout de même à l'équipe de recherche de connaître les proportions globales.
 privacy-sent = Seules les réponses issues du tirage (les { $reports }) sont envoyées : aucune vraie réponse, aucun cookie, aucun nom. Le niveau de confidentialité de l'enquête entière est { $epsilon } (la somme sur ses questions ; plus il est petit, mieux vous êtes protégé).
 privacy-reports-term = déclarations
+privacy-owner-totals = L'équipe de recherche ne voit que des totaux d'au moins { $k } réponses{ $after ->
+        [yes] , et aucun avant la clôture de l'enquête
+       *[no] {""}
+    } ; qui gère ce serveur, ou envoie de fausses réponses, pourrait encore isoler la vôtre : c'est le tirage qui vous protège.
+privacy-owner-reports = L'équipe de recherche voit les réponses tirées au sort de chaque réponse dès leur arrivée, et qui gère ce serveur voit ce qu'il conserve : c'est le tirage qui vous protège.
 privacy-answer-all = Veuillez répondre à chaque question. Chaque réponse est randomisée, aucune ne peut donc être retenue contre vous ; une question laissée vide ne le serait pas, et un blanc en dit long lui aussi.
 status-draft = Cette enquête n'est pas encore ouverte : rien ne peut être envoyé.
 status-closed = Cette enquête est close : rien ne peut être envoyé.

@@ -1,14 +1,53 @@
-//! Closing surveys at their closing time (docs/design.md, "Which interval is primary"): the
-//! writer's timer wakes at the earliest closing time of an open survey, so a survey fixed in
-//! advance closes on time even when nobody responds. (Each response's transaction checks
-//! the closing time too, and reaching the target closes a survey in that transaction.)
+//! The one close step, and closing surveys at their closing time.
+//!
+//! Every way a survey stops collecting — by hand (the API, the workspace's button,
+//! `deniable survey close`), by reaching its target (in the transaction of the response that
+//! reaches it), at its closing time (the writer's timer) and by deletion — goes through
+//! [`close_survey`], which does the same things each time: the status, the erasure of the
+//! invitation key, the last consideration of releases, and on PostgreSQL the rewrite of the
+//! survey's rows in key order (docs/design.md, "Closing").
+//!
+//! The writer's timer wakes at the earliest closing time of an open survey, so a survey
+//! fixed in advance closes on time even when nobody responds (docs/design.md, "Which
+//! interval is primary").
 
 use std::time::Duration;
 
-use super::sql::Conn;
+use super::sql::{Conn, OptionalExtension};
 
 use super::queries;
-use crate::domain::ClosingTime;
+use crate::domain::{ClosingTime, SurveyId};
+use crate::error::AppError;
+
+/// Closes an open survey, in the caller's transaction: it stops collecting, its private
+/// key (invitations) is erased, releases are considered a last time (cells with at least
+/// k unreleased responses are released; the rest stay withheld), and on PostgreSQL its
+/// rows are rewritten in key order. Returns false, changing nothing, when the survey is not
+/// open.
+pub fn close_survey(connection: &Conn, survey_id: SurveyId) -> Result<bool, AppError> {
+    let closed = connection
+        .prepare_cached(
+            "UPDATE surveys SET status = 'closed' WHERE id = ?1 AND status = 'open'
+             RETURNING requires_invitation",
+        )?
+        .query_row([survey_id.get()], |row| row.get::<_, bool>(0))
+        .optional()?;
+    let Some(requires_invitation) = closed else {
+        return Ok(false);
+    };
+    super::redemptions::erase_private_key(connection, survey_id)?;
+    let has_groupings = connection
+        .prepare_cached(
+            "SELECT 1 FROM questions
+             WHERE survey_id = ?1 AND coalesce(design ->> 'type', 'yes_no') = 'grouping'",
+        )?
+        .exists([survey_id.get()])?;
+    if requires_invitation || has_groupings {
+        super::releases::consider_at_close(connection, survey_id)?;
+    }
+    super::rewrite::rewrite_survey_rows(connection, survey_id)?;
+    Ok(true)
+}
 
 /// The shortest sleep before a closing time: closing times are whole seconds.
 const RETRY: Duration = Duration::from_millis(200);

@@ -24,7 +24,7 @@ struct Migration {
     then: Option<DataStep>,
 }
 
-const MIGRATIONS: [Migration; 8] = [
+const MIGRATIONS: [Migration; 9] = [
     Migration {
         version: 1,
         sql: include_str!("../../migrations/sqlite/0001_initial.sql"),
@@ -73,10 +73,16 @@ const MIGRATIONS: [Migration; 8] = [
         postgres: include_str!("../../migrations/postgres/0008_arriving_responses.sql"),
         then: None,
     },
+    Migration {
+        version: 9,
+        sql: include_str!("../../migrations/sqlite/0009_disclosure.sql"),
+        postgres: include_str!("../../migrations/postgres/0009_disclosure.sql"),
+        then: Some(release_existing_responses),
+    },
 ];
 
 /// The schema version this binary writes.
-pub const LATEST_VERSION: u32 = 8;
+pub const LATEST_VERSION: u32 = 9;
 
 /// Brings the database to [`LATEST_VERSION`] in one transaction (all steps or none).
 pub fn migrate(connection: &Conn) -> Result<(), AppError> {
@@ -149,6 +155,40 @@ pub fn withdrawal_key(connection: &Conn) -> Result<WithdrawalKey, AppError> {
         |row| row.get::<_, Vec<u8>>(0),
     )?;
     WithdrawalKey::from_stored(&bytes)
+}
+
+/// 0009: the release state of every survey with grouping questions or invitations. What its
+/// owner was shown before is not known, so every stored response starts unreleased, its
+/// count of responses received is the count stored, and releases are considered at once:
+/// cells of at least k are released (a closed survey's others are withheld for good, as
+/// they would have been had it closed under this model).
+fn release_existing_responses(connection: &Conn) -> Result<(), AppError> {
+    let surveys = connection
+        .prepare(
+            "SELECT id FROM surveys
+             WHERE status <> 'draft'
+               AND (requires_invitation = 1
+                    OR EXISTS (SELECT 1 FROM questions
+                               WHERE questions.survey_id = surveys.id
+                                 AND coalesce(design ->> 'type', 'yes_no') = 'grouping'))",
+        )?
+        .query_map((), |row| row.get::<_, i64>(0))?
+        .collect::<Result<Vec<_>, _>>()?;
+    for survey_id in surveys {
+        connection.execute(
+            "INSERT INTO unreleased_responses (survey_id, record_id)
+             SELECT survey_id, record_id FROM all_responses WHERE survey_id = ?1",
+            [survey_id],
+        )?;
+        connection.execute(
+            "UPDATE surveys SET received =
+                 (SELECT count(*) FROM all_responses WHERE survey_id = ?1)
+             WHERE id = ?1",
+            [survey_id],
+        )?;
+        super::releases::consider_at_close(connection, SurveyId::from_stored(survey_id))?;
+    }
+    Ok(())
 }
 
 /// 0005: a key pair for every survey that requires invitations and can still collect (a

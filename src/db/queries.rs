@@ -131,8 +131,9 @@ pub fn insert_survey(
             "INSERT INTO surveys
                  (slug, owner_id, title, description, status, planned_respondents,
                   requires_invitation, delete_after, min_cell,
-                  researcher, contact, consent, language, target_responses, closes_at)
-             VALUES (?1, ?2, ?3, ?4, 'draft', ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                  researcher, contact, consent, language, target_responses, closes_at,
+                  results_after_close)
+             VALUES (?1, ?2, ?3, ?4, 'draft', ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
              RETURNING id",
             params![
                 slug.as_str(),
@@ -156,6 +157,7 @@ pub fn insert_survey(
                     .stopping_rule()
                     .closes_at()
                     .map(ClosingTime::unix),
+                definition.results_after_close(),
             ],
             |row| row.get(0),
         )
@@ -286,7 +288,7 @@ fn load_survey(
         .query_row(
             "SELECT id, title, description, status, planned_respondents, requires_invitation,
                     delete_after, min_cell, researcher, contact, consent, language,
-                    target_responses, closes_at, unblinded_at_responses
+                    target_responses, closes_at, unblinded_at_responses, results_after_close
              FROM surveys
              WHERE slug = ?1 AND owner_id = coalesce(?2, owner_id)",
             params![slug.as_str(), owner.map(ResearcherId::get)],
@@ -311,6 +313,7 @@ fn load_survey(
                         row.get::<_, Option<i64>>(13)?,
                         row.get::<_, Option<i64>>(14)?,
                     ),
+                    row.get::<_, bool>(15)?,
                 ))
             },
         )
@@ -326,6 +329,7 @@ fn load_survey(
         min_cell,
         (researcher, contact, consent, language),
         (target_responses, closes_at, unblinded_at),
+        results_after_close,
     )) = found
     else {
         return Ok(None);
@@ -339,8 +343,7 @@ fn load_survey(
         .map(RetentionDate::parse)
         .transpose()
         .map_err(|_| AppError::internal("a stored retention date is malformed"))?;
-    let min_cell = MinCell::parse(min_cell)
-        .map_err(|_| AppError::internal("a stored min_cell is out of range"))?;
+    let min_cell = MinCell::from_stored(min_cell);
     let planned_respondents = count_from_sql(planned_respondents)?;
     let statement = connection.prepare(
         "SELECT id, position, text, epsilon, design FROM questions
@@ -385,6 +388,7 @@ fn load_survey(
         requires_invitation,
         delete_after,
         min_cell,
+        results_after_close,
         stopping_rule,
         unblinded_at,
         intro,
@@ -416,19 +420,28 @@ pub fn change_status(
             ));
         }
     }
-    let changed = connection.execute(
-        "UPDATE surveys SET status = ?1 WHERE slug = ?2 AND status = ?3 AND owner_id = ?4",
-        params![to.as_str(), slug.as_str(), from.as_str(), owner.get()],
-    )?;
-    if changed == 1 {
-        // A closed survey redeems and spends nothing more: its private key goes.
-        if to == SurveyStatus::Closed {
-            super::redemptions::erase_private_key(connection, slug)?;
-            if let Some(survey) = find_survey(connection, slug)? {
-                super::rewrite::rewrite_survey_rows(connection, survey.id)?;
+    if to == SurveyStatus::Closed {
+        // Closing goes through the one close step, whoever asks.
+        let owned = connection
+            .query_row(
+                "SELECT id FROM surveys WHERE slug = ?1 AND owner_id = ?2 AND status = ?3",
+                params![slug.as_str(), owner.get(), from.as_str()],
+                |row| row.get::<_, i64>(0),
+            )
+            .optional()?;
+        if let Some(survey_id) = owned {
+            if super::closing::close_survey(connection, SurveyId::from_stored(survey_id))? {
+                return Ok(());
             }
         }
-        return Ok(());
+    } else {
+        let changed = connection.execute(
+            "UPDATE surveys SET status = ?1 WHERE slug = ?2 AND status = ?3 AND owner_id = ?4",
+            params![to.as_str(), slug.as_str(), from.as_str(), owner.get()],
+        )?;
+        if changed == 1 {
+            return Ok(());
+        }
     }
     match find_owned_survey(connection, slug, owner)? {
         None => Err(AppError::NotFound("survey")),
@@ -479,8 +492,12 @@ pub fn unblind(connection: &Conn, slug: &Slug, owner: ResearcherId) -> Result<u6
         }
         SurveyStatus::Open => {}
     }
+    // What its owner could see: for a survey that requires invitations, the count as of the
+    // last consideration (docs/design.md, invariant 11), not the one since.
     let responses: i64 = connection.query_row(
-        "SELECT count(*) FROM all_responses WHERE survey_id = ?1",
+        "SELECT CASE WHEN requires_invitation = 1 THEN considered_responses
+                ELSE (SELECT count(*) FROM all_responses WHERE survey_id = ?1) END
+         FROM surveys WHERE id = ?1",
         [survey.id.get()],
         |row| row.get(0),
     )?;
@@ -510,23 +527,25 @@ pub fn update_stopping_rule(
     Ok(())
 }
 
-/// Closes every open survey whose closing time has come (the writer's timer); returns their
-/// slugs.
+/// Closes every open survey whose closing time has come (the writer's timer), each through
+/// the one close step; returns their slugs.
 pub fn close_due_surveys(connection: &Conn, now: ClosingTime) -> Result<Vec<String>, AppError> {
-    let statement = connection.prepare_cached(
-        "UPDATE surveys SET status = 'closed'
-         WHERE status = 'open' AND closes_at IS NOT NULL AND closes_at <= ?1
-         RETURNING id, slug",
-    )?;
-    let closed = statement
+    let due = connection
+        .prepare_cached(
+            "SELECT id, slug FROM surveys
+             WHERE status = 'open' AND closes_at IS NOT NULL AND closes_at <= ?1",
+        )?
         .query_map([now.unix()], |row| {
             Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
         })?
         .collect::<Result<Vec<_>, _>>()?;
-    for (id, _) in &closed {
-        super::rewrite::rewrite_survey_rows(connection, SurveyId::from_stored(*id))?;
+    let mut closed = Vec::with_capacity(due.len());
+    for (id, slug) in due {
+        if super::closing::close_survey(connection, SurveyId::from_stored(id))? {
+            closed.push(slug);
+        }
     }
-    Ok(closed.into_iter().map(|(_, slug)| slug).collect())
+    Ok(closed)
 }
 
 /// The earliest closing time of an open survey, if any (when the writer must wake next).
@@ -606,51 +625,6 @@ pub fn survey_report_counts(
         counts[report] = count_from_sql(n)?;
     }
     Ok(counted)
-}
-
-/// One grouping question's running counts: per answer (the option index), every randomized
-/// question's report counts among the responses that gave it.
-pub fn grouped_report_counts(
-    connection: &Conn,
-    grouping: QuestionId,
-    options: usize,
-) -> Result<Vec<Vec<QuestionCounts>>, AppError> {
-    let statement = connection.prepare_cached(
-        "SELECT answer, question_id, report, n FROM grouped_report_counts
-         WHERE grouping_id = ?1 AND n > 0
-         ORDER BY answer, question_id, report",
-    )?;
-    let mut groups: Vec<Vec<QuestionCounts>> = vec![Vec::new(); options];
-    let rows = statement.query_map([grouping.get()], |row| {
-        Ok((
-            row.get::<_, u8>(0)?,
-            row.get::<_, i64>(1)?,
-            row.get::<_, u8>(2)?,
-            row.get::<_, i64>(3)?,
-        ))
-    })?;
-    for row in rows {
-        let (answer, question_id, report, n) = row?;
-        let Some(group) = groups.get_mut(usize::from(answer)) else {
-            return Err(AppError::internal(
-                "a grouped count names an option out of range",
-            ));
-        };
-        let question_id = QuestionId::from_stored(question_id);
-        if group.last().map(|c| c.question_id) != Some(question_id) {
-            group.push(QuestionCounts {
-                question_id,
-                counts: Vec::new(),
-            });
-        }
-        let counts = &mut group.last_mut().unwrap_or_else(|| unreachable!()).counts;
-        let report = usize::from(report);
-        if counts.len() <= report {
-            counts.resize(report + 1, 0);
-        }
-        counts[report] = count_from_sql(n)?;
-    }
-    Ok(groups)
 }
 
 // --- the researcher's workspace: accounts, sessions, one-time links ------------------------
@@ -917,9 +891,9 @@ pub struct SurveySummary {
     pub slug: Slug,
     pub title: String,
     pub status: SurveyStatus,
-    /// `None` for an open survey that requires invitations: its owner sees its responses
-    /// only in releases (`crate::live`), on its results page.
-    pub responses: Option<u64>,
+    /// Responses stored; for an open survey that requires invitations, as of its last
+    /// consideration of releases (docs/design.md, invariant 11).
+    pub responses: u64,
 }
 
 pub fn list_owned_surveys(
@@ -928,8 +902,9 @@ pub fn list_owned_surveys(
 ) -> Result<Vec<SurveySummary>, AppError> {
     let statement = connection.prepare(
         "SELECT slug, title, status,
-                CASE WHEN requires_invitation = 1 AND status = 'open' THEN NULL ELSE
-                (SELECT count(*) FROM all_responses WHERE all_responses.survey_id = surveys.id)
+                CASE WHEN requires_invitation = 1 AND status = 'open' THEN considered_responses
+                ELSE (SELECT count(*) FROM all_responses
+                      WHERE all_responses.survey_id = surveys.id)
                 END
          FROM surveys WHERE owner_id = ?1 ORDER BY id DESC",
     )?;
@@ -939,7 +914,7 @@ pub fn list_owned_surveys(
                 row.get::<_, String>(0)?,
                 row.get::<_, String>(1)?,
                 row.get::<_, String>(2)?,
-                row.get::<_, Option<i64>>(3)?,
+                row.get::<_, i64>(3)?,
             ))
         })?
         .map(|row| {
@@ -949,7 +924,7 @@ pub fn list_owned_surveys(
                     .map_err(|_| AppError::internal(format_args!("stored slug {slug:?}")))?,
                 title,
                 status: SurveyStatus::from_stored(&status)?,
-                responses: responses.map(count_from_sql).transpose()?,
+                responses: count_from_sql(responses)?,
             })
         })
         .collect::<Result<Vec<_>, AppError>>()?;

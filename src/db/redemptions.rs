@@ -6,7 +6,7 @@
 use super::sql::{params, Conn, OptionalExtension};
 
 use crate::domain::{
-    invitation_unusable, invitation_used, Blinded, Evaluation, InvitationKey, Redemption, Slug,
+    invitation_unusable, invitation_used, Blinded, Evaluation, InvitationKey, Redemption,
     SpentToken, SurveyId, SurveyKey, SurveyStatus,
 };
 use crate::error::AppError;
@@ -31,14 +31,13 @@ pub fn ensure_key(connection: &Conn, survey_id: SurveyId) -> Result<InvitationKe
 }
 
 /// Erases the private key of a survey that closes: nothing can be redeemed or spent any
-/// more. (`secure_delete` overwrites the old bytes; the caller truncates the WAL before
-/// answering, so they survive in no file.)
-pub fn erase_private_key(connection: &Conn, slug: &Slug) -> Result<(), AppError> {
-    connection.execute(
-        "UPDATE invitation_keys SET private_key = NULL
-         WHERE survey_id = (SELECT id FROM surveys WHERE slug = ?1)",
-        [slug.as_str()],
-    )?;
+/// more. (`secure_delete` overwrites the old bytes in the database file; the WAL's copy
+/// goes with the next truncation — at once for a close by hand, at the next epoch for a
+/// close by target or time.) Only the close step calls it ([`super::closing::close_survey`]).
+pub(super) fn erase_private_key(connection: &Conn, survey_id: SurveyId) -> Result<(), AppError> {
+    connection
+        .prepare_cached("UPDATE invitation_keys SET private_key = NULL WHERE survey_id = ?1")?
+        .execute([survey_id.get()])?;
     Ok(())
 }
 
@@ -170,6 +169,8 @@ pub fn redeem(
             evaluation.evaluation.as_slice(),
             evaluation.proof.as_slice()
         ])?;
+    // A consideration of releases may have waited for this redemption.
+    super::releases::record_redemption(connection, survey_id)?;
     Ok(*evaluation)
 }
 
@@ -223,42 +224,4 @@ pub fn invitation_counts(
 pub struct InvitationCounts {
     pub redeemed: u64,
     pub unused: u64,
-}
-
-/// What a release of a survey that requires invitations holds, read in one transaction so
-/// that its parts agree: the report counts, the invitations redeemed and the record ids of
-/// the responses stored.
-pub struct ReleaseSnapshot {
-    pub counts: Vec<super::queries::QuestionCounts>,
-    pub redeemed: u64,
-    pub records: std::collections::HashSet<crate::domain::RecordId>,
-}
-
-pub fn release_snapshot(
-    connection: &Conn,
-    survey_id: SurveyId,
-) -> Result<ReleaseSnapshot, AppError> {
-    connection.execute_batch(if connection.is_postgres() {
-        "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
-    } else {
-        "BEGIN"
-    })?;
-    let snapshot = (|| {
-        let counts = super::queries::survey_report_counts(connection, survey_id)?;
-        let redeemed = invitation_counts(connection, survey_id)?.redeemed;
-        let statement = connection
-            .prepare_cached("SELECT record_id FROM all_responses WHERE survey_id = ?1")?;
-        let records = statement
-            .query_map([survey_id.get()], |row| row.get::<_, Vec<u8>>(0))?
-            .map(|bytes| crate::domain::RecordId::from_stored(&bytes?))
-            .collect::<Result<_, AppError>>()?;
-        Ok(ReleaseSnapshot {
-            counts,
-            redeemed,
-            records,
-        })
-    })();
-    // A read transaction: ending it changes nothing either way.
-    let _ = connection.execute_batch("COMMIT");
-    snapshot
 }

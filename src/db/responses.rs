@@ -1,8 +1,6 @@
 //! Stored responses: one row per response, keyed by its record id, and the tags that
 //! withdrawals leave (migrations/sqlite/0002_privacy_at_rest.sql).
 
-use std::collections::HashSet;
-
 use super::sql::{params, Conn, OptionalExtension, ToValue};
 use randomized_response::PrivacyLevel;
 
@@ -153,6 +151,10 @@ pub enum TokenCheck {
 /// survey to be open, and, when it requires invitations, a token never spent before (the
 /// token's hash goes into `spent_tokens` in this transaction, the response into
 /// `stored_responses`: no row names the other).
+///
+/// For a survey that shows its owner released responses only (`released_only`), the new
+/// response starts unreleased and may bring a consideration of releases
+/// ([`super::releases::record_arrival`]).
 pub fn store_response(
     connection: &Conn,
     survey_id: SurveyId,
@@ -160,6 +162,7 @@ pub fn store_response(
     withdrawal_tag: &WithdrawalTag,
     submission: &Submission,
     token: TokenCheck,
+    released_only: bool,
 ) -> Result<Stored, AppError> {
     // One statement reads all the writer must know first (the stored reports under this
     // id, whether it was withdrawn, the survey's state): on PostgreSQL each statement is a
@@ -272,7 +275,9 @@ pub fn store_response(
         .map(|report| (report.question_id.get(), i64::from(report.report)))
         .collect();
     count_reports(connection, &reports, 1)?;
-    count_grouped(connection, submission.reports(), submission.groupings(), 1)?;
+    if released_only {
+        super::releases::record_arrival(connection, survey_id, record_id)?;
+    }
     if let Some(target) = rule.target_responses() {
         close_at_target(connection, survey_id, target)?;
     }
@@ -290,36 +295,6 @@ fn count_reports(connection: &Conn, reports: &[(i64, i64)], change: i64) -> Resu
         connection,
         "report_counts",
         "question_id, report",
-        &keys,
-        change,
-    )
-}
-
-/// Adds `change` (1 or −1) to the grouped count of every (grouping answer, report) pair of
-/// one response, in one statement.
-fn count_grouped(
-    connection: &Conn,
-    reports: &[StoredReport],
-    groupings: &[StoredGrouping],
-    change: i64,
-) -> Result<(), AppError> {
-    let keys: Vec<[i64; 4]> = groupings
-        .iter()
-        .flat_map(|grouping| {
-            reports.iter().map(move |report| {
-                [
-                    grouping.question_id.get(),
-                    i64::from(grouping.answer),
-                    report.question_id.get(),
-                    i64::from(report.report),
-                ]
-            })
-        })
-        .collect();
-    add_to_counts(
-        connection,
-        "grouped_report_counts",
-        "grouping_id, answer, question_id, report",
         &keys,
         change,
     )
@@ -384,13 +359,9 @@ pub fn responses_counted(connection: &Conn, survey_id: SurveyId) -> Result<u64, 
 /// In the transaction of the response just stored: the survey closes once it holds its
 /// target, so that response is the last one accepted.
 fn close_at_target(connection: &Conn, survey_id: SurveyId, target: u64) -> Result<(), AppError> {
-    if responses_counted(connection, survey_id)? >= target {
-        connection
-            .prepare_cached(
-                "UPDATE surveys SET status = 'closed' WHERE id = ?1 AND status = 'open'",
-            )?
-            .execute([survey_id.get()])?;
-        super::rewrite::rewrite_survey_rows(connection, survey_id)?;
+    if responses_counted(connection, survey_id)? >= target
+        && super::closing::close_survey(connection, survey_id)?
+    {
         tracing::info!(
             survey = survey_id.get(),
             target,
@@ -400,12 +371,17 @@ fn close_at_target(connection: &Conn, survey_id: SurveyId, target: u64) -> Resul
     Ok(())
 }
 
-/// The reports of one response of a survey, in question order.
+/// Everything stored of one response: its reports in question order, and its grouping
+/// answers.
+pub type StoredAnswers = (Vec<StoredReport>, Vec<StoredGrouping>);
+
+/// The reports of one response of a survey, in question order, and its grouping answers:
+/// everything stored of it.
 pub fn find_response(
     connection: &Conn,
     slug: &Slug,
     record_id: &RecordId,
-) -> Result<Option<Vec<StoredReport>>, AppError> {
+) -> Result<Option<StoredAnswers>, AppError> {
     let stored: Option<Vec<u8>> = connection
         .prepare_cached(
             "SELECT all_responses.reports
@@ -416,7 +392,7 @@ pub fn find_response(
             row.get(0)
         })
         .optional()?;
-    stored.as_deref().map(decode_reports).transpose()
+    stored.as_deref().map(decode_response).transpose()
 }
 
 /// Withdraws a response: it goes, its reports are uncounted, and only its tag stays, so that a
@@ -457,8 +433,13 @@ pub fn withdraw_response(
         .map(|report| (report.question_id.get(), i64::from(report.report)))
         .collect();
     count_reports(connection, &counted, -1)?;
-    count_grouped(connection, &reports, &groupings, -1)?;
-    super::releases::forget_record(connection, survey_id, record_id)?;
+    super::releases::record_withdrawal(
+        connection,
+        SurveyId::from_stored(survey_id),
+        record_id,
+        &reports,
+        &groupings,
+    )?;
     connection.execute(
         "INSERT INTO withdrawn_responses (survey_id, tag) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
         params![survey_id, tag.as_bytes()],
@@ -475,26 +456,38 @@ pub fn delete_survey(
     slug: &Slug,
     owner: ResearcherId,
 ) -> Result<SurveyId, AppError> {
-    connection
+    let survey_id = connection
         .query_row(
-            "DELETE FROM surveys WHERE slug = ?1 AND owner_id = ?2 RETURNING id",
+            "SELECT id FROM surveys WHERE slug = ?1 AND owner_id = ?2",
             params![slug.as_str(), owner.get()],
             |row| row.get(0),
         )
         .optional()?
         .map(SurveyId::from_stored)
-        .ok_or(AppError::NotFound("survey"))
+        .ok_or(AppError::NotFound("survey"))?;
+    // An open survey stops collecting through the one close step first (its key erased),
+    // as every way of stopping does; then everything of it goes.
+    super::closing::close_survey(connection, survey_id)?;
+    connection.execute("DELETE FROM surveys WHERE id = ?1", [survey_id.get()])?;
+    Ok(survey_id)
 }
 
-/// Deletes every survey whose retention date has passed; returns their slugs.
+/// Deletes every survey whose retention date has passed (an open one through the close
+/// step first); returns their slugs.
 pub fn delete_expired_surveys(connection: &Conn, today: &str) -> Result<Vec<String>, AppError> {
-    let statement = connection.prepare(
-        "DELETE FROM surveys WHERE delete_after IS NOT NULL AND delete_after < ?1 RETURNING slug",
-    )?;
-    let slugs = statement
-        .query_map([today], |row| row.get(0))?
-        .collect::<Result<Vec<String>, _>>()?;
-    Ok(slugs)
+    let expired = connection
+        .prepare(
+            "SELECT id, slug FROM surveys WHERE delete_after IS NOT NULL AND delete_after < ?1",
+        )?
+        .query_map([today], |row| {
+            Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    for (id, _) in &expired {
+        super::closing::close_survey(connection, SurveyId::from_stored(*id))?;
+        connection.execute("DELETE FROM surveys WHERE id = ?1", [id])?;
+    }
+    Ok(expired.into_iter().map(|(_, slug)| slug).collect())
 }
 
 /// One exported row: one report of one response, with the response's grouping answers.
@@ -506,6 +499,27 @@ pub struct ExportRow {
     pub groupings: std::sync::Arc<[StoredGrouping]>,
 }
 
+/// The responses a read covers: every stored one, or only the released ones (a survey that
+/// shows its owner released responses only; docs/design.md, invariant 11).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Covering {
+    Stored,
+    Released,
+}
+
+impl Covering {
+    /// The condition on `all_responses` (aliased `r`) that keeps what is covered.
+    fn condition(self) -> &'static str {
+        match self {
+            Self::Stored => "1 = 1",
+            Self::Released => {
+                "NOT EXISTS (SELECT 1 FROM unreleased_responses u
+                             WHERE u.survey_id = r.survey_id AND u.record_id = r.record_id)"
+            }
+        }
+    }
+}
+
 /// The reports of the next `max_responses` responses after `after`, by record id (keyset
 /// pagination: each page is one short read, whatever the table size).
 pub fn export_page(
@@ -513,12 +527,15 @@ pub fn export_page(
     survey_id: SurveyId,
     after: Option<&RecordId>,
     max_responses: u32,
+    covering: Covering,
 ) -> Result<Vec<ExportRow>, AppError> {
-    let statement = connection.prepare_cached(
-        "SELECT record_id, reports FROM all_responses
-         WHERE survey_id = ?1 AND record_id > ?2
-         ORDER BY record_id LIMIT ?3",
-    )?;
+    let sql = format!(
+        "SELECT r.record_id, r.reports FROM all_responses r
+         WHERE r.survey_id = ?1 AND r.record_id > ?2 AND {}
+         ORDER BY r.record_id LIMIT ?3",
+        covering.condition()
+    );
+    let statement = connection.prepare_cached(&sql)?;
     let after: &[u8] = after.map_or(&[], |record_id| record_id.as_bytes());
     let mut page = Vec::new();
     statement.for_each_row(params![survey_id.get(), after, max_responses], |row| {
@@ -539,65 +556,6 @@ pub fn export_page(
     Ok(page)
 }
 
-/// One grouping question's counts (per answer, every randomized question's report counts)
-/// among the responses in `only`, read from the responses themselves: the breakdown of a
-/// survey that requires invitations, as of its release.
-pub fn grouped_counts_among(
-    connection: &Conn,
-    survey_id: SurveyId,
-    grouping: QuestionId,
-    options: usize,
-    only: &HashSet<RecordId>,
-) -> Result<Vec<Vec<super::queries::QuestionCounts>>, AppError> {
-    use std::collections::BTreeMap;
-    let statement = connection
-        .prepare_cached("SELECT record_id, reports FROM all_responses WHERE survey_id = ?1")?;
-    let mut groups: Vec<BTreeMap<QuestionId, Vec<u64>>> = vec![BTreeMap::new(); options];
-    statement.for_each_row([survey_id.get()], |row| {
-        if !released(Some(only), &row.get::<_, Vec<u8>>(0)?)? {
-            return Ok(());
-        }
-        let (reports, answers) = decode_response(&row.get::<_, Vec<u8>>(1)?)?;
-        let Some(group) = answers
-            .iter()
-            .find(|answer| answer.question_id == grouping)
-            .and_then(|answer| groups.get_mut(usize::from(answer.answer)))
-        else {
-            return Ok(());
-        };
-        for report in reports {
-            let counts = group.entry(report.question_id).or_default();
-            let index = usize::from(report.report);
-            if counts.len() <= index {
-                counts.resize(index + 1, 0);
-            }
-            counts[index] += 1;
-        }
-        Ok::<_, AppError>(())
-    })?;
-    Ok(groups
-        .into_iter()
-        .map(|group| {
-            group
-                .into_iter()
-                .map(|(question_id, counts)| super::queries::QuestionCounts {
-                    question_id,
-                    counts,
-                })
-                .collect()
-        })
-        .collect())
-}
-
-/// Whether a stored record is among `only` (every record without a filter): a survey that
-/// requires invitations shows its owner its released responses only.
-fn released(only: Option<&HashSet<RecordId>>, record_id: &[u8]) -> Result<bool, AppError> {
-    match only {
-        None => Ok(true),
-        Some(only) => Ok(only.contains(&RecordId::from_stored(record_id)?)),
-    }
-}
-
 /// The table of report pairs of two questions over a survey's responses, row-major
 /// (`r1 · k2 + r2`), for a cross-tabulation: one read of every response (these pairs are
 /// not tallied as the reports are).
@@ -606,16 +564,16 @@ pub fn report_pairs(
     survey_id: SurveyId,
     (first, second): (QuestionId, QuestionId),
     (rows, columns): (usize, usize),
-    only: Option<&HashSet<RecordId>>,
+    covering: Covering,
 ) -> Result<Vec<u64>, AppError> {
-    let statement = connection
-        .prepare_cached("SELECT record_id, reports FROM all_responses WHERE survey_id = ?1")?;
+    let sql = format!(
+        "SELECT r.reports FROM all_responses r WHERE r.survey_id = ?1 AND {}",
+        covering.condition()
+    );
+    let statement = connection.prepare_cached(&sql)?;
     let mut table = vec![0_u64; rows * columns];
     statement.for_each_row([survey_id.get()], |row| {
-        if !released(only, &row.get::<_, Vec<u8>>(0)?)? {
-            return Ok(());
-        }
-        let (reports, _) = decode_response(&row.get::<_, Vec<u8>>(1)?)?;
+        let (reports, _) = decode_response(&row.get::<_, Vec<u8>>(0)?)?;
         let find = |id: QuestionId| {
             reports
                 .iter()
@@ -631,38 +589,6 @@ pub fn report_pairs(
         Ok::<_, AppError>(())
     })?;
     Ok(table)
-}
-
-/// How many of a survey's responses share each combination of grouping answers (answers in
-/// the grouping questions' position order, as `groupings` lists their ids): one read of every
-/// response, for an export's k-anonymity.
-pub fn grouping_combinations(
-    connection: &Conn,
-    survey_id: SurveyId,
-    groupings: &[QuestionId],
-    only: Option<&HashSet<RecordId>>,
-) -> Result<std::collections::HashMap<Vec<u8>, u64>, AppError> {
-    let statement = connection
-        .prepare_cached("SELECT record_id, reports FROM all_responses WHERE survey_id = ?1")?;
-    let mut counts = std::collections::HashMap::new();
-    statement.for_each_row([survey_id.get()], |row| {
-        if !released(only, &row.get::<_, Vec<u8>>(0)?)? {
-            return Ok(());
-        }
-        let (_, answers) = decode_response(&row.get::<_, Vec<u8>>(1)?)?;
-        let combination: Vec<u8> = groupings
-            .iter()
-            .map(|id| {
-                answers
-                    .iter()
-                    .find(|answer| answer.question_id == *id)
-                    .map_or(u8::MAX, |answer| answer.answer)
-            })
-            .collect();
-        *counts.entry(combination).or_insert(0) += 1;
-        Ok::<_, AppError>(())
-    })?;
-    Ok(counts)
 }
 
 #[cfg(test)]

@@ -505,6 +505,8 @@ pub struct Survey {
     /// Deleted with all its data once this UTC day is over.
     pub delete_after: Option<RetentionDate>,
     pub min_cell: MinCell,
+    /// No figure computed from the reports before the survey closes (frozen at open).
+    pub results_after_close: bool,
     /// Who runs it, how to reach them, the consent text and the form's language.
     pub intro: SurveyIntro,
     /// Fixed in advance (a target, a closing time) or watched live (neither).
@@ -530,6 +532,32 @@ impl Survey {
         self.stopping_rule
             .target_responses()
             .unwrap_or(self.planned_respondents)
+    }
+
+    /// A survey with grouping questions or invitations: its owner sees report-derived
+    /// figures of released responses only, released by cell (docs/design.md, invariant 11).
+    pub fn shows_released_only(&self) -> bool {
+        self.requires_invitation || !self.groupings.is_empty()
+    }
+
+    /// Figures computed from the reports are withheld until close (`results_after_close`).
+    pub fn results_withheld_until_close(&self) -> bool {
+        self.results_after_close && self.status != SurveyStatus::Closed
+    }
+
+    /// A response's cell: its grouping answers, one byte each in the grouping questions'
+    /// position order (empty without grouping questions). Cells are fixed when the survey
+    /// opens (its grouping questions are frozen then).
+    pub fn cell_of(&self, answers: &[StoredGrouping]) -> Vec<u8> {
+        self.groupings
+            .iter()
+            .map(|grouping| {
+                answers
+                    .iter()
+                    .find(|answer| answer.question_id == grouping.id)
+                    .map_or(u8::MAX, |answer| answer.answer)
+            })
+            .collect()
     }
 
     /// Fixed in advance, not unblinded, and not closed: estimates are withheld.
@@ -624,25 +652,40 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
     (year, month, day)
 }
 
-/// The smallest group of responses the live pages (results, present mode) show, and the
-/// step in which they move on: a room watching the screen cannot tie a change to the
-/// person who just answered.
+/// k: the fewest responses any figure its owner sees rests on (docs/design.md, invariant
+/// 11): releases are considered every k stored responses, and a cell of responses is
+/// released only with at least k new ones. The live pages of other surveys move in steps
+/// of k too, so that a room watching the screen cannot tie a change to the person who just
+/// answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MinCell(u32);
 
 impl MinCell {
     pub const DEFAULT: u32 = 10;
+    /// Below 5, a release would describe too few people to hide one of them.
+    pub const MIN: u32 = 5;
     pub const MAX: u32 = 10_000;
 
     pub fn parse(value: u32) -> Result<Self, AppError> {
-        if (1..=Self::MAX).contains(&value) {
+        if (Self::MIN..=Self::MAX).contains(&value) {
             Ok(Self(value))
         } else {
             Err(AppError::invalid(
                 "invalid_min_cell",
-                format!("min_cell must be between 1 and {}", Self::MAX),
+                format!(
+                    "min_cell must be between {} and {} (got {value}): a release of fewer \
+                     than {} responses would describe too few people to hide one of them",
+                    Self::MIN,
+                    Self::MAX,
+                    Self::MIN
+                ),
             ))
         }
+    }
+
+    /// A stored value: surveys made before the floor of 5 keep working with 5.
+    pub fn from_stored(value: u32) -> Self {
+        Self(value.clamp(Self::MIN, Self::MAX))
     }
 
     pub fn get(self) -> u32 {
@@ -680,10 +723,19 @@ pub struct SurveyDefinitionInput {
     /// `"YYYY-MM-DD"`: the survey and all its data are deleted once this UTC day is over.
     #[schema(format = Date, examples("2027-06-30"))]
     delete_after: Option<String>,
-    /// The fewest responses (and new responses) the live pages show at a time (default 10).
+    /// k (default 10, from 5 to 10 000): every figure the owner sees rests on at least k
+    /// responses (docs/design.md, invariant 11). For a survey with grouping questions or
+    /// invitations, releases are considered every k stored responses and each cell of
+    /// responses (a combination of grouping answers) is released only with at least k new
+    /// ones; other surveys' live pages move in steps of k.
     #[serde(default, deserialize_with = "whole_or_null")]
-    #[schema(minimum = 1, maximum = 10_000)]
+    #[schema(minimum = 5, maximum = 10_000)]
     min_cell: Option<u32>,
+    /// No figure computed from the reports before the survey closes (its owner sees counts
+    /// only). Default: true for a survey that requires invitations, false otherwise. Frozen
+    /// when the survey opens.
+    #[serde(default)]
+    results_after_close: Option<bool>,
     /// Who runs the survey (a person or a group), shown on the form: up to 200 characters,
     /// one line.
     #[serde(default)]
@@ -816,6 +868,7 @@ pub struct SurveyDefinition {
     requires_invitation: bool,
     delete_after: Option<RetentionDate>,
     min_cell: MinCell,
+    results_after_close: bool,
     intro: SurveyIntro,
     stopping_rule: StoppingRule,
     questions: Vec<DefinedQuestion>,
@@ -883,6 +936,9 @@ impl SurveyDefinition {
             .map(MinCell::parse)
             .transpose()?
             .unwrap_or_default();
+        definition.results_after_close = input
+            .results_after_close
+            .unwrap_or(input.requires_invitation);
         definition.stopping_rule = StoppingRule::parse(
             input.target_responses,
             input.closes_at.as_deref(),
@@ -916,6 +972,7 @@ impl SurveyDefinition {
             requires_invitation,
             delete_after: None,
             min_cell: MinCell::default(),
+            results_after_close: requires_invitation,
             intro: SurveyIntro::default(),
             stopping_rule: StoppingRule::NONE,
             questions: questions
@@ -943,6 +1000,7 @@ impl SurveyDefinition {
             requires_invitation: false,
             delete_after: None,
             min_cell: MinCell::default(),
+            results_after_close: false,
             intro: SurveyIntro::default(),
             stopping_rule: StoppingRule::NONE,
             questions: [
@@ -985,6 +1043,11 @@ impl SurveyDefinition {
 
     pub fn min_cell(&self) -> MinCell {
         self.min_cell
+    }
+
+    /// No report-derived figure before the survey closes.
+    pub fn results_after_close(&self) -> bool {
+        self.results_after_close
     }
 
     /// Who runs it, the contact, the consent text and the form's language.

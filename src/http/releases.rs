@@ -1,30 +1,15 @@
-//! What the owner of a survey that requires invitations sees (issue 20): its results,
-//! exports and invitation status, all as of the last release of at least `min_cell` new
-//! redemptions and `min_cell` new responses (`crate::live`), so that watching them cannot
+//! The workspace's invitation box of a survey that requires invitations: the key's
+//! fingerprint, and the invitations redeemed as of its last consideration of releases while
+//! it is open (`crate::live`; docs/design.md, invariant 11), so that watching them cannot
 //! match one redemption to one response.
 
-use crate::db::queries::QuestionCounts;
 use crate::db::{redemptions, Database};
 use crate::domain::Survey;
 use crate::error::AppError;
 use crate::live::Releases;
 
-/// The counts the owner's views show: the current ones, or for a survey that requires
-/// invitations, the released ones.
-pub(super) async fn visible_counts(
-    db: &Database,
-    releases: &Releases,
-    survey: &Survey,
-    tallies: Vec<QuestionCounts>,
-) -> Result<Vec<QuestionCounts>, AppError> {
-    if !survey.requires_invitation {
-        return Ok(tallies);
-    }
-    Ok(releases.with_invitations(db, survey, &tallies).await?.0)
-}
-
 /// The workspace's invitation box: the one key fingerprint of every link, and the
-/// invitations redeemed as of the last release.
+/// invitations redeemed as its owner may see them.
 pub struct InvitationStatus {
     pub fingerprint: Option<String>,
     pub redeemed: u64,
@@ -39,17 +24,12 @@ pub(super) async fn invitation_status(
         return Ok(None);
     }
     let survey_id = survey.id;
-    let (key, tallies) = db
-        .read(move |connection| {
-            Ok((
-                redemptions::public_key(connection, survey_id)?,
-                crate::db::queries::survey_report_counts(connection, survey_id)?,
-            ))
-        })
+    let key = db
+        .read(move |connection| redemptions::public_key(connection, survey_id))
         .await?;
-    let (_, release) = releases.with_invitations(db, survey, &tallies).await?;
+    let released = releases.released(db, survey).await?;
     Ok(Some(InvitationStatus {
         fingerprint: key.map(|key| key.fingerprint()),
-        redeemed: release.redemptions,
+        redeemed: released.redemptions,
     }))
 }

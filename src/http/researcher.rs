@@ -17,7 +17,7 @@ use crate::domain::{
     SurveyDefinitionInput, SurveyStatus,
 };
 use crate::error::{AppError, ErrorBody};
-use crate::export::{stream_export, stream_released_export, ExportFormat, GroupingRelease};
+use crate::export::{stream_export, ExportFormat};
 use crate::live::Releases;
 use crate::{invitations, joint, results};
 
@@ -316,8 +316,7 @@ pub struct ResultsQuery {
     #[param(exclusive_minimum = 0, exclusive_maximum = 1, example = 0.95)]
     confidence: Option<f64>,
     /// A grouping question's id: the breakdown by its groups (`Breakdown`) instead of the
-    /// overall results. Groups of fewer than `min_cell` responses are never shown, and the
-    /// breakdown moves on only in steps of `min_cell` × (its options) new responses.
+    /// overall results: each group the sum of the released cells that gave its answer.
     by: Option<i64>,
     /// Two randomized questions' ids, `q1,q2` (yes/no, choice or ordinal): their
     /// cross-tabulation (`JointResults`) instead of the overall results. 409 `blinded` while
@@ -335,9 +334,13 @@ pub struct ResultsQuery {
 
 /// GET /api/surveys/{slug}/results?confidence=0.95
 ///
-/// Per question: n, reports of yes, the debiased estimate and three intervals. A survey that
-/// requires invitations shows them as of its last release: each release holds at least
-/// `min_cell` new redemptions and `min_cell` new responses, and closing releases the rest.
+/// Per question: n, reports of yes, the debiased estimate and three intervals. A survey with
+/// grouping questions or invitations computes every figure from its released responses only
+/// (`release`; docs/design.md, invariant 11): releases are considered every `min_cell`
+/// responses received (with invitations, also every `min_cell` redemptions) and at close,
+/// and each cell (a combination of grouping answers) is released whole once it holds at
+/// least `min_cell` new responses; a survey that requires invitations also counts its
+/// responses as of the last consideration while open.
 #[utoipa::path(
     get,
     path = "/api/surveys/{slug}/results",
@@ -356,7 +359,8 @@ pub struct ResultsQuery {
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 404, description = "`not_found`: no such survey of yours.", body = ErrorBody),
         (status = 409, description = "`blinded`: `joint` while a survey fixed in advance is \
-            blinded.", body = ErrorBody),
+            blinded; `results_after_close`: `joint` before a survey defined with \
+            `results_after_close` closes.", body = ErrorBody),
     )
 )]
 pub async fn results(
@@ -379,15 +383,7 @@ pub async fn results(
         return Ok(HttpResponse::Ok().insert_header(PRIVATE).json(breakdown));
     }
     if let Some(pair) = &query.joint {
-        let joint = owned_joint(
-            &db,
-            &releases,
-            &slug,
-            owner.researcher(),
-            pair,
-            query.confidence,
-        )
-        .await?;
+        let joint = owned_joint(&db, &slug, owner.researcher(), pair, query.confidence).await?;
         return Ok(HttpResponse::Ok().insert_header(PRIVATE).json(joint));
     }
     let asked = results::Asked {
@@ -399,8 +395,9 @@ pub async fn results(
     Ok(HttpResponse::Ok().insert_header(PRIVATE).json(computed))
 }
 
-/// An owned survey and its results, for the API (a survey that requires invitations: as of
-/// its last release).
+/// An owned survey and its results, for the API: every response's, or for a survey with
+/// grouping questions or invitations its released responses' (docs/design.md, invariant
+/// 11).
 async fn owned_results(
     db: &Database,
     releases: &Releases,
@@ -409,34 +406,44 @@ async fn owned_results(
     asked: results::Asked,
 ) -> Result<(Survey, results::SurveyResults), AppError> {
     let (survey, tallies) = owned_tallies(db, slug, researcher).await?;
-    let tallies = super::releases::visible_counts(db, releases, &survey, tallies).await?;
+    if survey.shows_released_only() {
+        let released = releases.released(db, &survey).await?;
+        let computed = results::compute_released(&survey, &released, asked)?;
+        return Ok((survey, computed));
+    }
     let computed = results::compute_asked(&survey, &tallies, asked)?;
     Ok((survey, computed))
 }
 
-/// The responses the owner of a survey that requires invitations has been released (none
-/// for other surveys: all of them).
-async fn released_records(
-    db: &Database,
-    releases: &Releases,
-    survey: &Survey,
-) -> Result<Option<std::sync::Arc<std::collections::HashSet<crate::domain::RecordId>>>, AppError> {
-    if !survey.requires_invitation {
-        return Ok(None);
+/// 409 `results_after_close`: a survey defined with `results_after_close` shows nothing
+/// computed from its reports until it closes.
+fn refuse_until_close(survey: &Survey, what: &str) -> Result<(), AppError> {
+    if survey.results_withheld_until_close() {
+        return Err(AppError::conflict(
+            "results_after_close",
+            format!(
+                "this survey shows no figure computed from its reports until it closes \
+                 (results_after_close): {what} is withheld until then"
+            ),
+        ));
     }
-    let survey_id = survey.id;
-    let tallies = db
-        .read(move |connection| queries::survey_report_counts(connection, survey_id))
-        .await?;
-    let (_, release) = releases.with_invitations(db, survey, &tallies).await?;
-    Ok(release.records)
+    Ok(())
+}
+
+/// The responses a read of an owned survey covers: its released ones for a survey with
+/// grouping questions or invitations, every stored one otherwise.
+fn covering(survey: &Survey) -> responses::Covering {
+    if survey.shows_released_only() {
+        responses::Covering::Released
+    } else {
+        responses::Covering::Stored
+    }
 }
 
 /// An owned survey's cross-tabulation of two of its questions (`?joint=q1,q2`); of a survey
-/// that requires invitations, of its released responses only.
+/// with grouping questions or invitations, of its released responses only.
 async fn owned_joint(
     db: &Database,
-    releases: &Releases,
     slug: &str,
     researcher: ResearcherId,
     pair: &str,
@@ -452,19 +459,19 @@ async fn owned_joint(
         })
         .await?;
     refuse_while_blinded(&survey, "a cross-tabulation")?;
+    refuse_until_close(&survey, "a cross-tabulation")?;
     let (one, two) = joint::questions(&survey, first, second)?;
-    let only = released_records(db, releases, &survey).await?;
-    let (survey_id, ids) = (survey.id, (one.id, two.id));
+    let (survey_id, ids, covering) = (survey.id, (one.id, two.id), covering(&survey));
     let sizes = (one.design.reports(), two.design.reports());
     let table = db
         .read(move |connection| {
-            responses::report_pairs(connection, survey_id, ids, sizes, only.as_deref())
+            responses::report_pairs(connection, survey_id, ids, sizes, covering)
         })
         .await?;
     joint::compute(&survey, &one, &two, &table, confidence)
 }
 
-/// An owned survey's breakdown by one of its grouping questions, from the current release
+/// An owned survey's breakdown by one of its grouping questions, from its released cells
 /// (the API and the workspace alike).
 pub(super) async fn owned_breakdown(
     db: &Database,
@@ -476,39 +483,24 @@ pub(super) async fn owned_breakdown(
 ) -> Result<Breakdown, AppError> {
     let confidence = results::parse_confidence(confidence)?;
     let slug = Slug::parse(slug)?;
-    let (survey, grouping, counts) = db
+    let survey = db
         .read(move |connection| {
-            let survey = queries::find_owned_survey(connection, &slug, researcher)?
-                .ok_or(AppError::NotFound("survey"))?;
-            let grouping = survey
-                .groupings
-                .iter()
-                .find(|grouping| grouping.id.get() == by)
-                .cloned()
-                .ok_or_else(|| {
-                    AppError::invalid(
-                        "not_a_grouping_question",
-                        format!("this survey has no grouping question with id {by}"),
-                    )
-                })?;
-            let counts =
-                queries::grouped_report_counts(connection, grouping.id, grouping.options.len())?;
-            Ok((survey, grouping, counts))
+            queries::find_owned_survey(connection, &slug, researcher)?
+                .ok_or(AppError::NotFound("survey"))
         })
         .await?;
-    // A survey that requires invitations breaks down its released responses only.
-    let counts = match released_records(db, releases, &survey).await? {
-        Some(only) => {
-            let (survey_id, grouping_id, options) =
-                (survey.id, grouping.id, grouping.options.len());
-            db.read(move |connection| {
-                responses::grouped_counts_among(connection, survey_id, grouping_id, options, &only)
-            })
-            .await?
-        }
-        None => counts,
-    };
-    let released = breakdown::released(releases, db, &survey, &grouping, counts).await?;
+    let grouping = survey
+        .groupings
+        .iter()
+        .find(|grouping| grouping.id.get() == by)
+        .cloned()
+        .ok_or_else(|| {
+            AppError::invalid(
+                "not_a_grouping_question",
+                format!("this survey has no grouping question with id {by}"),
+            )
+        })?;
+    let released = releases.released(db, &survey).await?;
     breakdown::compute(&survey, &grouping, &released, confidence)
 }
 
@@ -528,7 +520,8 @@ async fn owned_tallies(
     .await
 }
 
-/// [`owned_results`] as the live pages show them: released in steps of `min_cell`.
+/// [`owned_results`] as the live pages show them: released responses for a survey with
+/// grouping questions or invitations (as the API), steps of `min_cell` for the others.
 pub(super) async fn owned_live_results(
     db: &Database,
     releases: &Releases,
@@ -538,11 +531,12 @@ pub(super) async fn owned_live_results(
 ) -> Result<(Survey, results::SurveyResults), AppError> {
     let asked = asked.parse()?;
     let (survey, tallies) = owned_tallies(db, slug, researcher).await?;
-    let visible = if survey.requires_invitation {
-        super::releases::visible_counts(db, releases, &survey, tallies).await?
-    } else {
-        releases.live_counts(db, &survey, tallies).await?
-    };
+    if survey.shows_released_only() {
+        let released = releases.released(db, &survey).await?;
+        let computed = results::compute_released(&survey, &released, asked)?;
+        return Ok((survey, computed));
+    }
+    let visible = releases.live_counts(db, &survey, tallies).await?;
     let computed = results::compute_asked(&survey, &visible, asked)?;
     Ok((survey, computed))
 }
@@ -583,44 +577,22 @@ pub(super) fn refuse_while_blinded(survey: &Survey, what: &str) -> Result<(), Ap
 
 async fn export(
     db: web::Data<Database>,
-    releases: web::Data<Releases>,
     slug: &str,
     owner: &Owner,
     format: ExportFormat,
 ) -> Result<HttpResponse, AppError> {
     let survey = find_owned_survey(&db, Slug::parse(slug)?, owner).await?;
     refuse_while_blinded(&survey, "its export")?;
-    // A survey that requires invitations exports its last release only.
-    let only = released_records(&db, &releases, &survey).await?;
-    let combinations = if survey.groupings.is_empty() || survey.status != SurveyStatus::Closed {
-        Default::default()
-    } else {
-        let (survey_id, ids) = (
-            survey.id,
-            survey.groupings.iter().map(|g| g.id).collect::<Vec<_>>(),
-        );
-        let only = only.clone();
-        db.read(move |connection| {
-            responses::grouping_combinations(connection, survey_id, &ids, only.as_deref())
-        })
-        .await?
-    };
-    let release = GroupingRelease::of(&survey, &combinations);
-    let rows: std::pin::Pin<Box<dyn futures_util::Stream<Item = _>>> = match only {
-        Some(records) => Box::pin(stream_released_export(
-            db.get_ref().clone(),
-            &survey,
-            format,
-            release,
-            records,
-        )?),
-        None => Box::pin(stream_export(
-            db.get_ref().clone(),
-            &survey,
-            format,
-            release,
-        )?),
-    };
+    if survey.shows_released_only() && survey.status != SurveyStatus::Closed {
+        // Each export would tell which responses arrived since the last: one row apiece.
+        return Err(AppError::conflict(
+            "export_withheld",
+            "a survey with grouping questions or invitations exports once it has closed, its \
+             released responses only: while it is open, comparing two exports would show \
+             each new response's rows",
+        ));
+    }
+    let rows = stream_export(db.get_ref().clone(), &survey, format, covering(&survey))?;
     let disposition = format!(
         "attachment; filename=\"{}\"",
         format.file_name(survey.slug.as_str())
@@ -640,8 +612,8 @@ async fn export(
 /// unbiased values of the question's design, whose means over a question's rows are the
 /// results' estimates (`unbiased_value`: yes share, ordinal mean level on 1…k, number mean,
 /// empty for choice; `option_values`: choice and ordinal, one value per option joined by
-/// `;`). The codebook says what each means. A survey that requires invitations exports the
-/// responses of its last release (see the results) that are still stored.
+/// `;`). The codebook says what each means. A survey with grouping questions or invitations
+/// exports once closed, its released responses only (see the results).
 #[utoipa::path(
     get,
     path = "/api/surveys/{slug}/export.csv",
@@ -656,7 +628,8 @@ async fn export(
         (status = 401, description = UNAUTHORIZED, body = ErrorBody,
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 404, description = "`not_found`: no such survey of yours.", body = ErrorBody),
-        (status = 409, description = "`blinded`: fixed in advance and still open.",
+        (status = 409, description = "`blinded`: fixed in advance and still open; \
+            `export_withheld`: a survey with grouping questions or invitations, still open.",
             body = ErrorBody),
     )
 )]
@@ -664,9 +637,8 @@ pub async fn export_csv(
     db: web::Data<Database>,
     slug: web::Path<String>,
     owner: Owner,
-    releases: web::Data<Releases>,
 ) -> Result<HttpResponse, AppError> {
-    export(db, releases, &slug, &owner, ExportFormat::Csv).await
+    export(db, &slug, &owner, ExportFormat::Csv).await
 }
 
 /// GET /api/surveys/{slug}/export.ndjson
@@ -687,7 +659,8 @@ pub async fn export_csv(
         (status = 401, description = UNAUTHORIZED, body = ErrorBody,
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 404, description = "`not_found`: no such survey of yours.", body = ErrorBody),
-        (status = 409, description = "`blinded`: fixed in advance and still open.",
+        (status = 409, description = "`blinded`: fixed in advance and still open; \
+            `export_withheld`: a survey with grouping questions or invitations, still open.",
             body = ErrorBody),
     )
 )]
@@ -695,9 +668,8 @@ pub async fn export_ndjson(
     db: web::Data<Database>,
     slug: web::Path<String>,
     owner: Owner,
-    releases: web::Data<Releases>,
 ) -> Result<HttpResponse, AppError> {
-    export(db, releases, &slug, &owner, ExportFormat::Ndjson).await
+    export(db, &slug, &owner, ExportFormat::Ndjson).await
 }
 
 /// GET /api/surveys/{slug}/codebook.json

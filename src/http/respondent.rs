@@ -13,8 +13,8 @@ use super::redemptions::{invitation_key, token_check};
 use crate::db::responses::{self, Stored};
 use crate::db::{queries, Database};
 use crate::domain::{
-    DesignFields, InvitationKeyBody, Language, Nonce, Receipt, RecordId, Slug, StoredReport,
-    Submission, SubmissionInput, Survey, SurveyStatus, GROUPING_TYPE,
+    DesignFields, InvitationKeyBody, Language, Nonce, Receipt, RecordId, Slug, StoredGrouping,
+    StoredReport, Submission, SubmissionInput, Survey, SurveyStatus, GROUPING_TYPE,
 };
 use crate::error::{AppError, ErrorBody};
 use crate::explain::report_label;
@@ -62,6 +62,13 @@ struct PublicDefinition {
     /// The sum of the randomized questions' ε: the privacy loss of one whole response
     /// (grouping questions are not randomized and not counted).
     total_epsilon: f64,
+    /// k: for a survey with grouping questions or invitations, the fewest responses any
+    /// figure its owner sees rests on (docs/design.md, invariant 11); for other surveys, the
+    /// step of its live pages. The form says which.
+    #[schema(minimum = 5, maximum = 10_000)]
+    min_cell: u32,
+    /// Its owner sees no figure computed from the reports before it closes.
+    results_after_close: bool,
     /// 64 hex characters: the server's half of the seed, fresh for every request.
     #[schema(pattern = "^[0-9a-f]{64}$")]
     nonce: String,
@@ -194,6 +201,8 @@ pub async fn definition(
         nonce: Nonce::generate()?.to_hex(),
         questions: public_questions(&survey),
         total_epsilon: survey.total_epsilon(),
+        min_cell: survey.min_cell.get(),
+        results_after_close: survey.results_after_close,
         status: survey.status.as_str(),
         requires_invitation: survey.requires_invitation,
         researcher: survey.intro.researcher().to_owned(),
@@ -284,10 +293,18 @@ pub async fn submit(
     };
     let record_id = response_id.record_id();
     let tag = db.withdrawal_key().tag(&response_id);
-    let survey_id = survey.id;
+    let (survey_id, released_only) = (survey.id, survey.shows_released_only());
     let stored = db
         .write(move |connection| {
-            responses::store_response(connection, survey_id, &record_id, &tag, &submission, token)
+            responses::store_response(
+                connection,
+                survey_id,
+                &record_id,
+                &tag,
+                &submission,
+                token,
+                released_only,
+            )
         })
         .await?;
     let body = StoredBody {
@@ -314,7 +331,7 @@ pub struct ReceiptInput {
     receipt: String,
 }
 
-/// What the server holds of one response.
+/// What the server holds of one response: everything stored of it.
 #[derive(Serialize, utoipa::ToSchema)]
 struct StoredResponseBody {
     /// The survey's slug.
@@ -322,6 +339,36 @@ struct StoredResponseBody {
     #[schema(pattern = "^[0-9a-f]{64}$")]
     record_id: String,
     reports: Vec<StoredReportBody>,
+    /// The answers to grouping questions, stored as given (not randomized).
+    groupings: Vec<StoredGroupingBody>,
+}
+
+/// One grouping answer as stored.
+#[derive(Serialize, utoipa::ToSchema)]
+struct StoredGroupingBody {
+    question_id: i64,
+    /// The option's index, as in a submission's `answers`.
+    #[schema(minimum = 0, maximum = 19)]
+    answer: u8,
+    /// The option's label.
+    label: String,
+}
+
+impl StoredGroupingBody {
+    fn of(stored: &StoredGrouping, survey: &Survey) -> Self {
+        Self {
+            question_id: stored.question_id.get(),
+            answer: stored.answer,
+            label: survey
+                .groupings
+                .iter()
+                .find(|grouping| grouping.id == stored.question_id)
+                .map_or_else(
+                    || format!("option {}", stored.answer),
+                    |grouping| grouping.label(stored.answer),
+                ),
+        }
+    }
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -349,12 +396,12 @@ impl StoredReportBody {
     }
 }
 
-/// The stored reports a receipt names, if any.
+/// The stored reports and grouping answers a receipt names, if any.
 async fn look_up(
     db: &Database,
     slug: Slug,
     record_id: RecordId,
-) -> Result<Vec<StoredReport>, AppError> {
+) -> Result<(Vec<StoredReport>, Vec<StoredGrouping>), AppError> {
     db.read(move |connection| responses::find_response(connection, &slug, &record_id))
         .await?
         .ok_or(AppError::NotFound("response"))
@@ -382,7 +429,8 @@ async fn withdraw(db: &Database, slug: Slug, receipt: &Receipt) -> Result<(), Ap
     params(SlugPath),
     request_body = ReceiptInput,
     responses(
-        (status = 200, description = "The stored reports.", body = StoredResponseBody),
+        (status = 200, description = "Everything stored of the response: its reports and \
+            its grouping answers.", body = StoredResponseBody),
         (status = 400, description = "`invalid_json`.", body = ErrorBody),
         (status = 404, description = "`not_found`: no such survey, or nothing is stored \
             under this receipt (withdrawn, never sent, or not a receipt).", body = ErrorBody),
@@ -396,7 +444,7 @@ pub async fn lookup_response(
     let slug = Slug::parse(&slug)?;
     let record_id = Receipt::parse(&body.receipt)?.response_id().record_id();
     let survey = find_survey(&db, slug.clone()).await?;
-    let reports = look_up(&db, slug.clone(), record_id).await?;
+    let (reports, groupings) = look_up(&db, slug.clone(), record_id).await?;
     Ok(HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .json(StoredResponseBody {
@@ -405,6 +453,10 @@ pub async fn lookup_response(
             reports: reports
                 .iter()
                 .map(|stored| StoredReportBody::of(stored, &survey))
+                .collect(),
+            groupings: groupings
+                .iter()
+                .map(|stored| StoredGroupingBody::of(stored, &survey))
                 .collect(),
         }))
 }
@@ -578,7 +630,7 @@ pub async fn receipt_action(
         }
     } else {
         match look_up(&db, slug, record_id).await {
-            Ok(reports) => found(&survey, record_id, &reports),
+            Ok((reports, groupings)) => found(&survey, record_id, &reports, &groupings),
             Err(AppError::NotFound(_)) => ReceiptOutcome::NotFound,
             Err(other) => return Err(on_page(other)),
         }
@@ -586,9 +638,40 @@ pub async fn receipt_action(
     ReceiptPage::render_with(&survey, outcome)
 }
 
-/// The stored reports of a receipt, in the survey's words.
-fn found(survey: &Survey, record_id: RecordId, reports: &[StoredReport]) -> ReceiptOutcome {
+/// Everything stored of a receipt's response, in the survey's words and question order: the
+/// reports, and the grouping answers marked as sent as given.
+fn found(
+    survey: &Survey,
+    record_id: RecordId,
+    reports: &[StoredReport],
+    groupings: &[StoredGrouping],
+) -> ReceiptOutcome {
     let t = catalog(survey.intro.language());
+    let grouping_lines = groupings.iter().filter_map(|stored| {
+        let grouping = survey
+            .groupings
+            .iter()
+            .find(|grouping| grouping.id == stored.question_id)?;
+        Some((
+            grouping.position,
+            ReceiptReport {
+                line: t.markup(
+                    "found-grouping",
+                    &[
+                        ("number", (grouping.position + 1).to_string()),
+                        ("question", escape(&grouping.text)),
+                        (
+                            "answer",
+                            format!(
+                                "<strong>{}</strong>",
+                                escape(&grouping.label(stored.answer))
+                            ),
+                        ),
+                    ],
+                ),
+            },
+        ))
+    });
     ReceiptOutcome::Found {
         record: t.markup(
             "found-record",
@@ -597,26 +680,34 @@ fn found(survey: &Survey, record_id: RecordId, reports: &[StoredReport]) -> Rece
                 format!("<code id=\"record-id\">{}</code>", record_id.to_hex()),
             )],
         ),
-        reports: reports
-            .iter()
-            .filter_map(|stored| {
-                let question = survey
-                    .questions
-                    .iter()
-                    .find(|question| question.id == stored.question_id)?;
-                let report = report_label(&question.design, stored.report, t);
-                Some(ReceiptReport {
-                    line: t.markup(
-                        "found-report",
-                        &[
-                            ("number", (question.position + 1).to_string()),
-                            ("question", escape(&question.text)),
-                            ("report", format!("<strong>{}</strong>", escape(&report))),
-                        ],
-                    ),
+        reports: {
+            let mut lines: Vec<(u32, ReceiptReport)> = reports
+                .iter()
+                .filter_map(|stored| {
+                    let question = survey
+                        .questions
+                        .iter()
+                        .find(|question| question.id == stored.question_id)?;
+                    let report = report_label(&question.design, stored.report, t);
+                    Some((
+                        question.position,
+                        ReceiptReport {
+                            line: t.markup(
+                                "found-report",
+                                &[
+                                    ("number", (question.position + 1).to_string()),
+                                    ("question", escape(&question.text)),
+                                    ("report", format!("<strong>{}</strong>", escape(&report))),
+                                ],
+                            ),
+                        },
+                    ))
                 })
-            })
-            .collect(),
+                .chain(grouping_lines)
+                .collect();
+            lines.sort_by_key(|(position, _)| *position);
+            lines.into_iter().map(|(_, line)| line).collect()
+        },
     }
 }
 

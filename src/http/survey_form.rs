@@ -32,6 +32,9 @@ struct SurveyPage {
     accepting: bool,
     /// The privacy paragraph with the survey's total ε (HTML).
     privacy_sent: String,
+    /// Who sees what (docs/design.md, invariant 11): the researcher, someone who runs the
+    /// server or fabricates responses; beside the total ε.
+    privacy_owner: String,
     /// "View or withdraw your response with this receipt." with its link (HTML).
     receipt_link: String,
     /// The scripts' messages (JSON), for `data-messages`.
@@ -204,6 +207,25 @@ impl SurveyPage {
                     ),
                 ],
             ),
+            privacy_owner: if survey.shows_released_only() {
+                t.with(
+                    "privacy-owner-totals",
+                    &[
+                        ("k", Arg::Count(u64::from(survey.min_cell.get()))),
+                        (
+                            "after",
+                            if survey.results_after_close {
+                                "yes"
+                            } else {
+                                "no"
+                            }
+                            .into(),
+                        ),
+                    ],
+                )
+            } else {
+                t.text("privacy-owner-reports")
+            },
             receipt_link: t.markup(
                 "receipt-link",
                 &[(

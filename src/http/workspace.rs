@@ -341,9 +341,7 @@ impl From<SurveySummary> for SurveyRow {
             slug: summary.slug.to_string(),
             title: summary.title,
             status: summary.status.as_str(),
-            responses: summary
-                .responses
-                .map_or_else(|| "in releases".to_owned(), |n| n.to_string()),
+            responses: summary.responses.to_string(),
             draft: summary.status == SurveyStatus::Draft,
         }
     }

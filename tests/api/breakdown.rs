@@ -1,14 +1,15 @@
-//! Breakdowns by a grouping question (`?by=`) under k-anonymity (k = `min_cell`): a group
-//! below k is absent from the results and from every export row, and no difference of
-//! published figures gives it back; the breakdown moves only in releases of k × groups new
-//! responses, never on one response.
+//! Breakdowns by a grouping question (`?by=`) under the release model (docs/design.md,
+//! invariant 11; k = `min_cell`): each group is the sum of the released cells that gave its
+//! answer, a cell is released whole once it holds k new responses at a consideration (every
+//! k responses received, and at close), and what never made k stays out of every figure,
+//! every export and every subtraction.
 
 use serde_json::{json, Value};
 
 use crate::common::{error_code, spawn_app, TestApp};
 use crate::grouping::open_grouped;
 
-const K: u64 = 3;
+const K: u64 = 5;
 
 fn definition(rule: Value) -> Value {
     let mut definition = json!({
@@ -43,8 +44,13 @@ fn implied_yes(n: u64, estimate: f64) -> f64 {
 async fn a_group_of_k_minus_one_is_absent_from_results_exports_and_every_subtraction() {
     let app = spawn_app().await;
     let (token, slug, grouping, ids) = open_grouped(&app, &definition(json!({}))).await;
-    // Rowing: 2 (= k − 1), with 2 reported yes; Judo: 4; Chess: 6.
-    let members: [(u8, &[u8]); 3] = [(0, &[1, 1]), (1, &[0, 1, 0, 0]), (2, &[1, 0, 1, 0, 0, 1])];
+    // Judo: 5, released at the consideration at 5; Chess: 7, of which 5 released at 10;
+    // Rowing: 4 (= k − 1), with 4 reported yes, never released.
+    let members: [(u8, &[u8]); 3] = [
+        (1, &[0, 1, 0, 0, 1]),
+        (2, &[1, 0, 1, 0, 0, 1, 1]),
+        (0, &[1, 1, 1, 1]),
+    ];
     for (group, reports) in members {
         for &yes in reports {
             send(&app, &slug, grouping, ids[0], group, yes).await;
@@ -55,27 +61,26 @@ async fn a_group_of_k_minus_one_is_absent_from_results_exports_and_every_subtrac
 
     let by = app.breakdown(&token, &slug, grouping).await;
     let groups = by["groups"].as_array().unwrap();
-    assert_eq!(groups.len(), 4, "three options and \"other\": {by}");
-    // Rowing is hidden, and so is the smallest other group (Judo): together they are
-    // "other", of at least k.
-    for hidden in [0, 1] {
-        assert_eq!(groups[hidden]["suppressed"], true);
-        assert!(groups[hidden]["n"].is_null());
-        assert_eq!(groups[hidden]["questions"], json!([]));
-    }
-    assert_eq!(groups[1]["label"], "Judo");
-    assert_eq!(groups[2]["n"], 6);
-    assert_eq!(groups[3]["label"], "other");
-    assert_eq!(groups[3]["members"], json!([0, 1]));
-    assert_eq!(groups[3]["n"], 6);
+    assert_eq!(groups.len(), 3, "the three options, no \"other\": {by}");
+    assert_eq!(groups[0]["label"], "Rowing");
+    assert_eq!(groups[0]["suppressed"], true);
+    assert!(groups[0]["n"].is_null());
+    assert_eq!(groups[0]["questions"], json!([]));
+    assert_eq!(groups[1]["n"], 5);
+    assert_eq!(
+        groups[2]["n"], 5,
+        "Chess's two late ones are withheld with Rowing"
+    );
 
-    // Every published (n, reported yes) — overall, each group shown, other — and every
-    // difference of them: none is Rowing's (2, 2).
+    // Every published (n, reported yes) — overall and each group shown — and every
+    // difference of them: none is Rowing's (4, 4), nor any part of it.
     let overall = app.results(&token, &slug).await;
+    assert_eq!(overall["release"]["withheld_responses"], 6);
     let whole = (
-        overall["responses"].as_u64().unwrap(),
+        overall["questions"][0]["n"].as_u64().unwrap(),
         overall["questions"][0]["reported_yes"].as_f64().unwrap(),
     );
+    assert_eq!(whole.0, 10);
     let published: Vec<(u64, f64)> = groups
         .iter()
         .filter(|group| group["suppressed"] == false)
@@ -96,15 +101,12 @@ async fn a_group_of_k_minus_one_is_absent_from_results_exports_and_every_subtrac
             }
         }
         assert!(
-            !(n == 2 && (yes - 2.0).abs() < 1e-6),
-            "subtracting {subset:b} gives Rowing back"
+            n == 0 || n >= K,
+            "subtracting {subset:b} leaves {n} responses ({yes})"
         );
     }
-    for (n, _) in &published {
-        assert!(*n >= K, "a published group of {n}");
-    }
 
-    // The export: Rowing's label appears in no row; "(other)" holds at least k responses.
+    // The export: released responses only, each with its own label.
     let csv = app.export_csv(&token, &slug).await;
     let header = csv.lines().next().unwrap();
     assert!(header.ends_with(&format!(",group_{grouping}")), "{header}");
@@ -113,14 +115,14 @@ async fn a_group_of_k_minus_one_is_absent_from_results_exports_and_every_subtrac
         .skip(1)
         .map(|line| line.rsplit(',').next().unwrap())
         .collect();
-    assert_eq!(cells.len(), 12, "one row per response and question");
-    assert!(!cells.contains(&"Rowing"));
-    assert!(
-        !cells.contains(&"Judo"),
-        "folded with Rowing, as in the breakdown"
+    assert_eq!(
+        cells.len(),
+        10,
+        "one row per released response and question"
     );
-    assert_eq!(cells.iter().filter(|c| **c == "(other)").count(), 6);
-    assert_eq!(cells.iter().filter(|c| **c == "Chess").count(), 6);
+    assert!(!cells.contains(&"Rowing"));
+    assert_eq!(cells.iter().filter(|c| **c == "Judo").count(), 5);
+    assert_eq!(cells.iter().filter(|c| **c == "Chess").count(), 5);
     let codebook: Value = app
         .owner_get(&token, &format!("/api/surveys/{slug}/codebook.json"))
         .await
@@ -130,7 +132,8 @@ async fn a_group_of_k_minus_one_is_absent_from_results_exports_and_every_subtrac
     assert!(codebook["grouping_note"]
         .as_str()
         .unwrap()
-        .contains("k = 3"));
+        .contains("at least 5 new responses"));
+    assert_eq!(codebook["survey"]["min_cell"], 5);
     assert_eq!(
         codebook["groupings"][0]["column"],
         format!("group_{grouping}")
@@ -138,36 +141,39 @@ async fn a_group_of_k_minus_one_is_absent_from_results_exports_and_every_subtrac
 }
 
 #[tokio::test]
-async fn refreshing_after_each_new_response_shows_no_change_until_a_whole_release() {
+async fn refreshing_after_each_new_response_shows_no_change_between_considerations() {
     let app = spawn_app().await;
     let (token, slug, grouping, ids) = open_grouped(&app, &definition(json!({}))).await;
-    // Nothing is released before k × 3 = 9 responses.
     let before = app.breakdown(&token, &slug, grouping).await;
     assert!(before["released_responses"].is_null());
-    assert_eq!(before["next_release_at"], 9);
-    for index in 0..9u8 {
-        send(&app, &slug, grouping, ids[0], index % 3, index % 2).await;
+    assert_eq!(before["next_release_at"], 5);
+    let mut last = before;
+    let mut moves = Vec::new();
+    for index in 0..30u8 {
+        // Mostly Rowing, now and then Judo or Chess.
+        let group = [0, 0, 1, 0, 2, 0][usize::from(index % 6)];
+        send(&app, &slug, grouping, ids[0], group, index % 2).await;
+        let now = app.breakdown(&token, &slug, grouping).await;
+        if now["groups"] != last["groups"] {
+            moves.push(index + 1);
+            assert_eq!(
+                u64::from(index + 1) % K,
+                0,
+                "moved after response {}",
+                index + 1
+            );
+        }
+        last = now;
     }
-    let released = app.breakdown(&token, &slug, grouping).await;
-    assert_eq!(released["released_responses"], 9);
-    assert_eq!(released["groups"][0]["n"], 3);
-    // Each of the next 8 responses (more than k − 1), one at a time, changes nothing, even
-    // though they all join one group.
-    for _ in 0..8 {
-        send(&app, &slug, grouping, ids[0], 0, 1).await;
-        assert_eq!(app.breakdown(&token, &slug, grouping).await, released);
-    }
-    // The ninth completes a release: every group moves together.
-    send(&app, &slug, grouping, ids[0], 0, 1).await;
-    let next = app.breakdown(&token, &slug, grouping).await;
-    assert_eq!(next["released_responses"], 18);
-    assert_eq!(next["groups"][0]["n"], 12);
+    // Rowing (4 in every 6) first reaches 5 new ones at the consideration at 10.
+    assert_eq!(moves.first(), Some(&10), "{moves:?}");
+    assert!(last["groups"][0]["n"].as_u64().unwrap() >= 15);
 }
 
 #[tokio::test]
 async fn two_groups_shown_give_their_difference_with_an_interval_and_a_test() {
     let app = spawn_app().await;
-    let two = json!({"title": "t", "min_cell": 2, "questions": [
+    let two = json!({"title": "t", "min_cell": 5, "questions": [
         {"type": "grouping", "text": "Faculty", "options": ["Arts", "Science"]},
         {"text": "Have you?", "epsilon": 2.0}]});
     let (token, slug, grouping, ids) = open_grouped(&app, &two).await;
@@ -218,12 +224,12 @@ async fn a_blinded_breakdown_gives_group_counts_only() {
     let (token, slug, grouping, ids) =
         open_grouped(&app, &definition(json!({"target_responses": 100}))).await;
     app.breakdown(&token, &slug, grouping).await;
-    for index in 0..9u8 {
+    for index in 0..15u8 {
         send(&app, &slug, grouping, ids[0], index % 3, 1).await;
     }
     let by = app.breakdown(&token, &slug, grouping).await;
     assert_eq!(by["blinded"], true);
-    assert_eq!(by["groups"][1]["n"], 3);
+    assert_eq!(by["groups"][1]["n"], 5);
     let question = &by["groups"][1]["questions"][0];
     assert!(question["estimate"].is_null() && question["primary"].is_null());
     assert!(question["intervals"]["anytime"].is_null());
@@ -245,11 +251,11 @@ async fn by_must_name_one_of_the_surveys_grouping_questions() {
 }
 
 #[tokio::test]
-async fn the_results_page_shows_the_breakdown_with_the_small_group_folded_and_the_difference_in_words(
-) {
+async fn the_results_page_shows_the_released_groups_and_the_difference_in_words() {
     let app = spawn_app().await;
     let (token, slug, grouping, ids) = open_grouped(&app, &definition(json!({}))).await;
-    for (group, count) in [(0u8, 2), (1, 5), (2, 6)] {
+    // Judo 5 (released at 5), Chess 6 (5 released at 10), Rowing 2 (withheld).
+    for (group, count) in [(1u8, 5), (2, 6), (0, 2)] {
         for index in 0..count {
             send(
                 &app,
@@ -273,14 +279,15 @@ async fn the_results_page_shows_the_breakdown_with_the_small_group_folded_and_th
     let section = &page[page.find("id=\"breakdown\"").expect("a breakdown section")..];
     let section = &section[..section.find("</section>").unwrap()];
     assert!(section.contains("Breakdown by Sport"));
-    assert!(section.contains("every response is in the breakdown"));
-    assert!(section
-        .contains("Fewer than 3 respondents, or folded to protect such a group: Rowing, Judo."));
-    assert!(section.contains("<th scope=\"row\">other (Rowing, Judo)</th>"));
+    assert!(
+        section.contains("the breakdown holds its 10 released responses"),
+        "{section}"
+    );
+    assert!(section.contains("Nothing released yet: Rowing."));
+    assert!(section.contains("<th scope=\"row\">Judo</th>"));
     assert!(section.contains("<th scope=\"row\">Chess</th>"));
     assert!(!section.contains("<th scope=\"row\">Rowing</th>"));
-    // One group shown beside "other": it against everyone else, in words.
-    assert!(section.contains("Chess minus everyone else: "), "{section}");
+    assert!(section.contains("Judo minus Chess: "), "{section}");
     assert!(section.contains("% anytime interval"));
 }
 
@@ -312,21 +319,30 @@ async fn simulated_devices_send_their_grouping_answers_as_given() {
     );
     app.owner_post(&token, &format!("/api/surveys/{slug}/close"))
         .await;
+    // Every response arrived with its group as given: the released ones are in their
+    // groups, and what is withheld (fewer than k of a group since its last release) makes
+    // up the rest of the plan's 30, 18 and 12.
     let by = app.breakdown(&token, &slug, grouping).await;
     let sizes: Vec<u64> = by["groups"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|group| group["n"].as_u64().unwrap())
+        .map(|group| group["n"].as_u64().unwrap_or(0))
         .collect();
-    assert_eq!(sizes, [30, 18, 12]);
+    let withheld = app.results(&token, &slug).await["release"]["withheld_responses"]
+        .as_u64()
+        .unwrap();
+    for (size, planned) in sizes.iter().zip([30, 18, 12]) {
+        assert!(*size <= planned && planned - size < K, "{sizes:?}");
+    }
+    assert_eq!(sizes.iter().sum::<u64>() + withheld, 60);
 }
 
 #[tokio::test]
 async fn a_survey_that_requires_invitations_breaks_down_and_exports_its_released_responses() {
     let app = spawn_app().await;
     let token = app.researcher_with_token("owner@example.org").await;
-    let definition = json!({"title": "t", "min_cell": 1, "requires_invitation": true,
+    let definition = json!({"title": "t", "min_cell": 5, "requires_invitation": true,
         "questions": [
             {"type": "grouping", "text": "Team", "options": ["Red", "Blue"]},
             {"text": "Have you?", "epsilon": 1.0}]});
@@ -343,7 +359,7 @@ async fn a_survey_that_requires_invitations_breaks_down_and_exports_its_released
     );
     app.owner_post(&token, &format!("/api/surveys/{slug}/open"))
         .await;
-    let invitations = app.invitations(&token, &slug, 4).await;
+    let invitations = app.invitations(&token, &slug, 10).await;
     for (index, code) in invitations.codes.iter().enumerate() {
         let spendable = app.token_for(&slug, code).await;
         let answers = json!({ grouping.to_string(): index % 2, question.to_string(): 1 });
@@ -355,13 +371,13 @@ async fn a_survey_that_requires_invitations_breaks_down_and_exports_its_released
     app.owner_post(&token, &format!("/api/surveys/{slug}/close"))
         .await;
     let by = app.breakdown(&token, &slug, grouping).await;
-    assert_eq!(by["groups"][0]["n"], 2);
-    assert_eq!(by["groups"][1]["n"], 2);
+    assert_eq!(by["groups"][0]["n"], 5);
+    assert_eq!(by["groups"][1]["n"], 5);
     let csv = app.export_csv(&token, &slug).await;
     assert_eq!(
         csv.lines().count(),
-        5,
-        "a header and the four released rows"
+        11,
+        "a header and the ten released rows"
     );
-    assert_eq!(csv.lines().filter(|line| line.ends_with(",Red")).count(), 2);
+    assert_eq!(csv.lines().filter(|line| line.ends_with(",Red")).count(), 5);
 }

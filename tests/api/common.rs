@@ -446,12 +446,14 @@ pub fn parse_invitations(csv: &str, slug: &str) -> Invitations {
 
 impl TestApp {
     /// An open survey that requires invitations, with one question per ε; returns (token,
-    /// slug, question ids). `min_cell` 1: the owner's views release every new response.
+    /// slug, question ids). `min_cell` 5, the least there is, and `results_after_close`
+    /// false: the owner's views show released figures while it is open.
     pub async fn open_invitation_survey(&self, epsilons: &[f64]) -> (String, String, Vec<i64>) {
         let token = self.researcher_with_token("owner@example.org").await;
         let mut definition = survey_definition(epsilons);
         definition["requires_invitation"] = json!(true);
-        definition["min_cell"] = json!(1);
+        definition["min_cell"] = json!(5);
+        definition["results_after_close"] = json!(false);
         let created = self.create_survey(&token, &definition).await;
         assert_eq!(created.status(), 201);
         let body: Value = created.json().await.unwrap();

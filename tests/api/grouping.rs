@@ -135,12 +135,35 @@ async fn a_grouping_answer_is_checked_required_and_stored_beside_the_reports() {
     assert_eq!(results["groupings"][0]["id"], grouping);
     assert_eq!(results["groupings"][0]["options"][2], "Later");
 
-    // Withdrawing takes the answer with the reports.
+    // The respondent sees everything stored of the response: the grouping answer too,
+    // marked as sent as given.
+    let stored: Value = app.lookup(&slug, &receipt).await.json().await.unwrap();
+    assert_eq!(
+        stored["groupings"],
+        json!([{"question_id": grouping, "answer": 2, "label": "Later"}])
+    );
+    let page = app
+        .client
+        .post(app.url(&format!("/s/{slug}/receipt")))
+        .form(&[("receipt", receipt.as_str()), ("action", "view")])
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("1. Year of study — <strong>Later</strong> (sent as given, not randomized)"),
+        "{page}"
+    );
+
+    // Withdrawing takes the answer with the reports, and its mark of not yet released.
     assert_eq!(app.withdraw(&slug, &receipt).await.status(), 204);
     let left: i64 = app
         .inspect()
         .query_row(
-            "SELECT coalesce(sum(n), 0) FROM grouped_report_counts",
+            "SELECT (SELECT count(*) FROM all_responses)
+                    + (SELECT count(*) FROM unreleased_responses)",
             [],
             |row| row.get(0),
         )

@@ -278,8 +278,12 @@ async fn a_response_needs_a_token_its_survey_issued_and_spends_it_once() {
 
     assert_eq!(count(&app, "all_responses"), 1);
     assert_eq!(count(&app, "spent_tokens"), 1);
+    // One response is fewer than k: its owner sees it counted once closed, and withheld.
+    app.owner_post(&token, &format!("/api/surveys/{slug}/close"))
+        .await;
     let results = app.results(&token, &slug).await;
-    assert_eq!(results["questions"][0]["n"], 1);
+    assert_eq!(results["responses"], 1);
+    assert_eq!(results["release"]["withheld_responses"], 1);
 }
 
 #[tokio::test]
@@ -321,11 +325,11 @@ async fn a_hundred_concurrent_spends_of_one_token_store_exactly_one_response() {
     assert_eq!((stored, refused), (1, 99));
     assert_eq!(count(&app, "all_responses"), 1);
     assert_eq!(count(&app, "spent_tokens"), 1);
+    app.owner_post(&token, &format!("/api/surveys/{slug}/close"))
+        .await;
     let results = app.results(&token, &slug).await;
-    assert_eq!(
-        results["questions"][0]["n"], 1,
-        "the counts count one response"
-    );
+    assert_eq!(results["responses"], 1, "the counts count one response");
+    assert_eq!(results["release"]["withheld_responses"], 1);
 }
 
 #[tokio::test]
@@ -653,21 +657,23 @@ async fn the_cli_prints_invitations_as_csv_that_the_server_redeems() {
     );
 }
 
-/// The owner's results and exports as rows: (n of the first question, export rows).
-async fn owner_views(app: &TestApp, token: &str, slug: &str) -> (u64, usize) {
+/// The owner's results as its owner sees them: (n of the first question, `responses`).
+async fn owner_views(app: &TestApp, token: &str, slug: &str) -> (u64, u64) {
     let results = app.results(token, slug).await;
-    let n = results["questions"][0]["n"].as_u64().unwrap_or(0);
-    let rows = app.export_csv(token, slug).await.lines().count() - 1;
-    (n, rows)
+    (
+        results["questions"][0]["n"].as_u64().unwrap_or(0),
+        results["responses"].as_u64().unwrap(),
+    )
 }
 
 #[tokio::test]
-async fn owner_views_advance_only_in_releases_of_k_redemptions_and_k_responses() {
+async fn owner_views_advance_only_at_considerations_of_k_redemptions_and_k_responses() {
     let app = spawn_app().await;
     let token = app.researcher_with_token("owner@example.org").await;
     let mut definition = crate::common::survey_definition(&[1.0, 2.0]);
     definition["requires_invitation"] = json!(true);
-    definition["min_cell"] = json!(3);
+    definition["results_after_close"] = json!(false);
+    definition["min_cell"] = json!(5);
     let created: Value = app
         .create_survey(&token, &definition)
         .await
@@ -683,7 +689,7 @@ async fn owner_views_advance_only_in_releases_of_k_redemptions_and_k_responses()
         .collect();
     app.owner_post(&token, &format!("/api/surveys/{slug}/open"))
         .await;
-    let codes = app.invitations(&token, &slug, 10).await.codes;
+    let codes = app.invitations(&token, &slug, 12).await.codes;
     let mut tokens = Vec::new();
     let spend = |bought: Value| {
         let answers = answers(&ids);
@@ -698,31 +704,40 @@ async fn owner_views_advance_only_in_releases_of_k_redemptions_and_k_responses()
         }
     };
 
-    // Two redemptions, two responses: below k = 3, nothing is shown (two rows per response).
-    for code in &codes[..2] {
+    // Four redemptions, four responses: below k = 5, nothing is shown, not even the count.
+    for code in &codes[..4] {
         tokens.push(app.token_for(&slug, code).await);
     }
     for bought in tokens.drain(..) {
         spend(bought).await;
     }
     assert_eq!(owner_views(&app, &token, &slug).await, (0, 0));
-    // A third of each: released together.
-    spend(app.token_for(&slug, &codes[2]).await).await;
-    assert_eq!(owner_views(&app, &token, &slug).await, (3, 6));
-    // Three more redemptions but only two more responses: nothing moves.
-    for code in &codes[3..6] {
+    let export = app
+        .owner_get(&token, &format!("/api/surveys/{slug}/export.csv"))
+        .await;
+    assert_eq!(export.status(), 409);
+    assert_eq!(error_code(export).await, "export_withheld");
+    // A fifth of each: released together.
+    spend(app.token_for(&slug, &codes[4]).await).await;
+    assert_eq!(owner_views(&app, &token, &slug).await, (5, 5));
+    // Five more redemptions but only four more responses: nothing moves.
+    for code in &codes[5..10] {
         tokens.push(app.token_for(&slug, code).await);
     }
+    for _ in 0..4 {
+        spend(tokens.remove(0)).await;
+    }
+    assert_eq!(owner_views(&app, &token, &slug).await, (5, 5));
+    // The fifth response: considered (5 new redemptions, 5 new responses) and released.
     spend(tokens.remove(0)).await;
-    spend(tokens.remove(0)).await;
-    assert_eq!(owner_views(&app, &token, &slug).await, (3, 6));
-    // The third response: released (3 new redemptions, 3 new responses).
-    spend(tokens.remove(0)).await;
-    assert_eq!(owner_views(&app, &token, &slug).await, (6, 12));
-    // One more of each, then closing releases the rest.
-    spend(app.token_for(&slug, &codes[6]).await).await;
-    assert_eq!(owner_views(&app, &token, &slug).await, (6, 12));
+    assert_eq!(owner_views(&app, &token, &slug).await, (10, 10));
+    // One more of each, then closing: the one is fewer than k new ones, withheld.
+    spend(app.token_for(&slug, &codes[10]).await).await;
+    assert_eq!(owner_views(&app, &token, &slug).await, (10, 10));
     app.owner_post(&token, &format!("/api/surveys/{slug}/close"))
         .await;
-    assert_eq!(owner_views(&app, &token, &slug).await, (7, 14));
+    assert_eq!(owner_views(&app, &token, &slug).await, (10, 11));
+    let results = app.results(&token, &slug).await;
+    assert_eq!(results["release"]["withheld_responses"], 1);
+    assert_eq!(app.export_csv(&token, &slug).await.lines().count(), 1 + 20);
 }

@@ -125,13 +125,17 @@ async fn a_database_of_the_first_release_is_migrated_in_place_with_everything_ke
     )
     .await
     .unwrap();
-    // A survey that requires invitations shows its owner its results in releases of
-    // min_cell new redemptions and responses (issue 20); closing it releases them all.
+    // A survey that requires invitations shows its owner released responses only
+    // (docs/design.md, invariant 11): its three responses are fewer than its min_cell, so
+    // migration 0009 left them unreleased, and closing withholds them.
     let closed = app
         .owner_post(token.expose(), "/api/surveys/invited-only-89997def/close")
         .await;
     assert_eq!(closed.status(), 200);
-    for slug in ["exam-honesty-8c53ebf4", "invited-only-89997def"] {
+    let invited = app.results(token.expose(), "invited-only-89997def").await;
+    assert_eq!(invited["release"]["withheld_responses"], 3, "{invited}");
+    assert_eq!(invited["questions"][0]["n"], 0);
+    for slug in ["exam-honesty-8c53ebf4"] {
         let before: Value = serde_json::from_str(
             &std::fs::read_to_string(format!(
                 "{FIXTURE}/results-{}.json",
@@ -357,7 +361,7 @@ async fn the_live_pages_move_only_in_steps_of_min_cell_responses_and_closing_rel
     let created = app
         .create_survey(
             token,
-            &json!({"title": "Stepped", "min_cell": 3,
+            &json!({"title": "Stepped", "min_cell": 5,
                     "questions": [{"text": "Sensitive?", "epsilon": 1.0}]}),
         )
         .await;
@@ -368,7 +372,7 @@ async fn the_live_pages_move_only_in_steps_of_min_cell_responses_and_closing_rel
         .await;
 
     let mut shown = Vec::new();
-    for answer in [1, 0, 1, 1, 0, 1, 0] {
+    for answer in [1, 0, 1, 1, 0, 1, 0, 0, 1, 1, 0, 1] {
         app.submit_ok(&slug, json!({ &question: answer })).await;
         let live: Value = researcher
             .get(&format!("/surveys/{slug}/results.json"))
@@ -381,7 +385,7 @@ async fn the_live_pages_move_only_in_steps_of_min_cell_responses_and_closing_rel
         let api = app.results(token, &slug).await;
         assert_eq!(api["questions"][0]["n"], shown.len());
     }
-    assert_eq!(shown, [0, 0, 3, 3, 3, 6, 6]);
+    assert_eq!(shown, [0, 0, 0, 0, 5, 5, 5, 5, 5, 10, 10, 10]);
     app.owner_post(token, &format!("/api/surveys/{slug}/close"))
         .await;
     let live: Value = researcher
@@ -390,7 +394,7 @@ async fn the_live_pages_move_only_in_steps_of_min_cell_responses_and_closing_rel
         .json()
         .await
         .unwrap();
-    assert_eq!(live["questions"][0]["n"], 7, "closing releases everything");
+    assert_eq!(live["questions"][0]["n"], 12, "closed: every response");
 }
 
 /// The binary, started on `db` with an epoch within a second of any write.

@@ -15,6 +15,7 @@ mod contract;
 mod csv_safety;
 mod demo;
 mod designs;
+mod disclosure;
 mod grouping;
 mod hardening;
 mod headers;

@@ -62,6 +62,7 @@ fn survey(
         requires_invitation: false,
         delete_after: None,
         min_cell: MinCell::default(),
+        results_after_close: false,
         intro: SurveyIntro::default(),
         stopping_rule: rule,
         unblinded_at: unblinded,

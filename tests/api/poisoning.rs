@@ -68,8 +68,10 @@ async fn first_estimate(app: &TestApp, token: &str, slug: &str) -> (u64, f64) {
 async fn open_survey_with(app: &TestApp, token: &str, requires_invitation: bool) -> (String, i64) {
     let mut definition = crate::common::survey_definition(&[1.0]);
     definition["requires_invitation"] = json!(requires_invitation);
-    // The owner's views release every new response (invitation surveys release in steps).
-    definition["min_cell"] = json!(1);
+    // The smallest min_cell, and figures while open (invitation surveys show released
+    // responses only: docs/design.md, invariant 11).
+    definition["min_cell"] = json!(5);
+    definition["results_after_close"] = json!(false);
     let created: Value = app
         .create_survey(token, &definition)
         .await
@@ -112,7 +114,7 @@ async fn fake_submissions_move_an_open_survey_within_the_bound_and_invitations_s
     // With invitations: the same attacker, without a token bought by an invitation,
     // stores nothing: no token, a guessed invitation, a made-up token.
     let (closed, id) = open_survey_with(&app, &token, true).await;
-    let invitations = app.invitations(&token, &closed, 3).await;
+    let invitations = app.invitations(&token, &closed, 5).await;
     let fake_answers = json!({ id.to_string(): 1 });
     for fake in 0..fakes {
         let refused = app
@@ -149,7 +151,7 @@ async fn fake_submissions_move_an_open_survey_within_the_bound_and_invitations_s
     }
     let results = app.results(&token, &closed).await;
     assert_eq!(
-        results["questions"][0]["n"], 3,
-        "three invitations, three responses"
+        results["questions"][0]["n"], 5,
+        "five invitations, five responses (released together at the consideration at 5)"
     );
 }

@@ -214,8 +214,17 @@ async fn an_invitation_survey_is_simulated_in_two_steps_one_invitation_per_devic
     .await
     .expect("the simulation runs");
     assert_eq!(outcome.submitted, 50);
+    // Released responses only (docs/design.md, invariant 11): once closed, every one is
+    // counted, released or withheld.
+    app.owner_post(&token, &format!("/api/surveys/{slug}/close"))
+        .await;
     let results = app.results(&token, &slug).await;
-    assert_eq!(results["questions"][0]["n"], 50);
+    assert_eq!(results["responses"], 50);
+    assert_eq!(
+        results["questions"][0]["n"].as_u64().unwrap()
+            + results["release"]["withheld_responses"].as_u64().unwrap(),
+        50
+    );
     let redeemed: i64 = app
         .inspect()
         .query_row("SELECT count(*) FROM redemptions", [], |row| row.get(0))

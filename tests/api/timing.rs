@@ -1,8 +1,8 @@
 //! Timing, measured (issue 20, "Proof"): blind tokens make a redemption and a response
 //! unlinkable by what they contain, not by when they happen. This simulation measures how
 //! many a timing-only attacker links under a realistic arrival model, and how much the
-//! owner's release-gated views (`deniable::live`, at least `min_cell` new redemptions and
-//! responses per release) take away from an owner who watches them.
+//! owner's release-gated views (`deniable::db::releases`, considered every `min_cell` new
+//! responses and redemptions) take away from an owner who watches them.
 //!
 //! Arrival model: respondents redeem at independent uniform times over a day (the mail
 //! merge went out in the morning; people open it when they do), and each answers 1 to 30
@@ -28,7 +28,7 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 
-use deniable::live::invitation_release_due;
+use deniable::db::releases::consideration_due;
 
 const DAY_S: f64 = 24.0 * 3600.0;
 const MIN_DELAY_S: f64 = 60.0;
@@ -161,8 +161,8 @@ fn polled(times: impl Iterator<Item = f64>) -> Vec<Window> {
 }
 
 /// The release in which each response appeared, the owner polling every minute and the
-/// server releasing by `invitation_release_due` with step `k`; the rest at closing (the
-/// end of the day plus the longest delay).
+/// server considering releases by `consideration_due` with step `k`; the rest at closing
+/// (the end of the day plus the longest delay).
 fn released_windows(people: &[Respondent], k: u64) -> (Vec<Window>, Vec<Window>, usize) {
     let close = DAY_S + MAX_DELAY_S + POLL_S;
     let mut releases: Vec<(f64, u64, u64)> = Vec::new(); // (time, responses, redemptions)
@@ -174,9 +174,14 @@ fn released_windows(people: &[Respondent], k: u64) -> (Vec<Window>, Vec<Window>,
         let closed = t + POLL_S > close;
         let responses = answered.iter().take_while(|&&a| a <= t).count() as u64;
         let redemptions = people.iter().take_while(|p| p.redeemed_at <= t).count() as u64;
-        if previous != Some((responses, redemptions))
-            && invitation_release_due(k, previous, (responses, redemptions), closed)
-        {
+        let due = closed
+            || consideration_due(
+                k,
+                previous.unwrap_or((0, 0)),
+                (responses, redemptions),
+                true,
+            );
+        if previous != Some((responses, redemptions)) && due {
             releases.push((t, responses, redemptions));
             previous = Some((responses, redemptions));
         }

@@ -1,6 +1,6 @@
 //! The results page's breakdown by a grouping question: per randomized question, each
-//! group shown (k-anonymity) with its estimate and primary interval — a grouped chart for
-//! yes/no shares — and each difference in words. Everything comes from
+//! group with released responses (docs/design.md, invariant 11) with its estimate and
+//! primary interval — a grouped chart for yes/no shares — and each difference in words. Everything comes from
 //! [`crate::breakdown::compute`], as the API's `?by=` gives it.
 
 use crate::breakdown::{Breakdown, Difference, GroupResults};
@@ -79,18 +79,9 @@ fn primary_name(primary: Option<Primary>) -> &'static str {
     }
 }
 
-/// A group's label for sentences: its option, or "other (A, B)".
-fn group_label(groups: &[GroupResults], group: &GroupResults) -> String {
-    match &group.members {
-        Some(members) => {
-            let names: Vec<&str> = members
-                .iter()
-                .filter_map(|&m| groups.get(m).map(|g| g.label.as_str()))
-                .collect();
-            format!("other ({})", names.join(", "))
-        }
-        None => group.label.clone(),
-    }
+/// A group's label for sentences.
+fn group_label(group: &GroupResults) -> String {
+    group.label.clone()
 }
 
 /// A signed difference of shares in percentage points, or of means in the scale's units.
@@ -149,14 +140,18 @@ impl BreakdownView {
             })
             .collect();
         let release_note = match (breakdown.released_responses, breakdown.next_release_at) {
-            (_, None) => "The survey is closed: every response is in the breakdown.".to_owned(),
+            (released, None) => format!(
+                "The survey is closed: the breakdown holds its {} released responses; any \
+                 others are withheld for good.",
+                released.unwrap_or(0)
+            ),
             (None, Some(next)) => format!(
-                "Nothing released yet: the breakdown appears once the survey holds {next} \
-                 responses."
+                "Nothing released yet: releases are next considered once {next} responses \
+                 have been received."
             ),
             (Some(at), Some(next)) => format!(
-                "Released at {at} responses; the next release comes once the survey holds \
-                 {next}."
+                "{at} responses released; releases are next considered once {next} responses \
+                 have been received."
             ),
         };
         let shown: Vec<&GroupResults> = breakdown.groups.iter().filter(|g| !g.suppressed).collect();
@@ -168,7 +163,7 @@ impl BreakdownView {
             .collect();
         let counts = shown
             .iter()
-            .map(|g| (group_label(&breakdown.groups, g), g.n.unwrap_or(0)))
+            .map(|g| (group_label(g), g.n.unwrap_or(0)))
             .collect();
         let mut questions = Vec::new();
         if !breakdown.blinded {
@@ -236,7 +231,7 @@ impl BreakdownView {
                             let number = |value: f64| format!("{value:.2}");
                             let (min, max) = range;
                             GroupRow {
-                                label: group_label(&breakdown.groups, group),
+                                label: group_label(group),
                                 n: group.n.map_or_else(|| "–".to_owned(), |n| n.to_string()),
                                 estimate: estimate.map_or_else(
                                     || "–".to_owned(),
