@@ -302,6 +302,10 @@
       });
     });
     setAll(document, "respondents", String(respondents));
+    if (results.release) {
+      setAll(document, "released", String(results.release.released_responses));
+      setAll(document, "withheld", String(results.release.withheld_responses));
+    }
     setAll(document, "status", results.status);
     setAll(document, "widest", widest === null ? "–" : "±" + percent(widest));
     const progress = document.getElementById("progress");

@@ -58,7 +58,9 @@ pub use public_key::PublicKey;
 /// The generator traits every random function here takes (`rand_core` 0.9).
 pub use rand_core;
 #[cfg(not(target_arch = "wasm32"))]
-pub use server::{evaluate, prf_output, verify_token, Evaluated, PrivateKey, KEY_SEED_BYTES};
+pub use server::{
+    check_blinded, evaluate, prf_output, verify_token, Evaluated, PrivateKey, KEY_SEED_BYTES,
+};
 
 /// The suite: ristretto255 with SHA-512 (RFC 9497, section 4.1), identifier
 /// `ristretto255-SHA512`.

@@ -90,6 +90,22 @@ pub struct Evaluated {
     pub proof: [u8; PROOF_BYTES],
 }
 
+/// Whether `blinded` is a blinded element [`evaluate`] accepts: exactly 32 bytes of a
+/// canonical element other than the identity. A server checks it before it looks at the
+/// invitation, so that a malformed element is refused the same way whatever the
+/// invitation's state.
+///
+/// # Errors
+/// [`TokenError::MalformedBlinded`] when it is not.
+pub fn check_blinded(blinded: &[u8]) -> Result<(), TokenError> {
+    if blinded.len() != BLINDED_BYTES {
+        return Err(TokenError::MalformedBlinded);
+    }
+    BlindedElement::<Suite>::deserialize(blinded)
+        .map(drop)
+        .map_err(|_| TokenError::MalformedBlinded)
+}
+
 /// `BlindEvaluate(skS, pkS, blindedElement)` (RFC 9497, section 3.3.2): the evaluation and
 /// a proof whose random scalar is drawn from `rng`. The evaluation depends on the key and
 /// the blinded element only; the proof differs at each call, so a server that must answer

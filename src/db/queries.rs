@@ -951,19 +951,27 @@ fn owned_draft(connection: &Conn, slug: &Slug, owner: ResearcherId) -> Result<Su
     Ok(SurveyId::from_stored(id))
 }
 
-/// A draft's title, description, planned respondents and whether responses need an
-/// invitation.
+/// A draft's title, description, planned respondents, whether responses need an
+/// invitation and whether its results wait for its close. Turning invitations on turns
+/// `results_after_close` on with them (its default for a survey that requires invitations).
 pub fn update_survey_details(
     connection: &Conn,
     slug: &Slug,
     owner: ResearcherId,
     details: &SurveyDetails,
     requires_invitation: bool,
+    results_after_close: bool,
 ) -> Result<(), AppError> {
     let survey_id = owned_draft(connection, slug, owner)?;
+    let required_before: bool = connection.query_row(
+        "SELECT requires_invitation FROM surveys WHERE id = ?1",
+        [survey_id.get()],
+        |row| row.get(0),
+    )?;
+    let results_after_close = results_after_close || (requires_invitation && !required_before);
     connection.execute(
         "UPDATE surveys SET title = ?2, description = ?3, planned_respondents = ?4,
-                            requires_invitation = ?6
+                            requires_invitation = ?6, results_after_close = ?7
          WHERE id = ?1 AND owner_id = ?5",
         params![
             survey_id.get(),
@@ -971,7 +979,8 @@ pub fn update_survey_details(
             details.description(),
             count_to_sql(details.planned_respondents())?,
             owner.get(),
-            requires_invitation
+            requires_invitation,
+            results_after_close
         ],
     )?;
     // Enabling invitations draws the survey's key pair (kept if they are disabled again,

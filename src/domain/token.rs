@@ -142,12 +142,16 @@ fn malformed_blinded() -> AppError {
 pub struct Blinded([u8; blind_tokens::BLINDED_BYTES]);
 
 impl Blinded {
+    /// 32 bytes of a canonical ristretto255 element other than the identity, checked here,
+    /// before anything looks at the invitation it comes with: a malformed element gets the
+    /// same 400 whether the invitation is unused, used or unknown (issue 31).
     pub fn parse(text: &str) -> Result<Self, AppError> {
-        blind_tokens::from_base64url(text)
+        let bytes: [u8; blind_tokens::BLINDED_BYTES] = blind_tokens::from_base64url(text)
             .ok()
             .and_then(|bytes| bytes.try_into().ok())
-            .map(Self)
-            .ok_or_else(malformed_blinded)
+            .ok_or_else(malformed_blinded)?;
+        blind_tokens::check_blinded(&bytes).map_err(|_| malformed_blinded())?;
+        Ok(Self(bytes))
     }
 
     pub fn from_stored(bytes: &[u8]) -> Result<Self, AppError> {

@@ -741,3 +741,42 @@ async fn owner_views_advance_only_at_considerations_of_k_redemptions_and_k_respo
     assert_eq!(results["release"]["withheld_responses"], 1);
     assert_eq!(app.export_csv(&token, &slug).await.lines().count(), 1 + 20);
 }
+
+/// Issue 31: anyone holding an invitation code could tell whether it was used, without
+/// using it, by sending a malformed blinded element (the identity): 400 for an unused
+/// invitation, 409 for a used one, 403 for an unknown one. The body is checked first now.
+#[tokio::test]
+async fn a_malformed_blinded_element_gets_the_same_answer_whatever_the_invitations_state() {
+    use base64::Engine;
+    let app = spawn_app().await;
+    let (token, slug, _) = app.open_invitation_survey(&[1.0]).await;
+    let codes = app.invitations(&token, &slug, 2).await.codes;
+    let (unused, used) = (&codes[0], &codes[1]);
+    app.token_for(&slug, used).await;
+    let unknown = "A".repeat(43);
+    let encode = |bytes: &[u8]| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes);
+    let malformed = [
+        encode(&[0; 32]),         // the identity
+        encode(&[0xff; 32]),      // not a canonical encoding
+        encode(&[1; 31]),         // too short
+        encode(&[1; 33]),         // too long
+        "not base64!".to_owned(), // not base64url at all
+        String::new(),
+    ];
+    for blinded in &malformed {
+        let mut answers = Vec::new();
+        for code in [unused.as_str(), used.as_str(), unknown.as_str()] {
+            let response = app.redeem(&slug, code, blinded).await;
+            answers.push((response.status().as_u16(), response.text().await.unwrap()));
+        }
+        assert!(
+            answers.iter().all(|answer| *answer == answers[0]),
+            "{blinded:?}: {answers:?}"
+        );
+        assert_eq!(answers[0].0, 400, "{blinded:?}: {answers:?}");
+        assert!(answers[0].1.contains("invalid_blinded"), "{answers:?}");
+    }
+    // The probed invitation was not used up: it still redeems.
+    let device = TokenDevice::new();
+    assert_eq!(app.redeem(&slug, unused, &device.blinded).await.status(), 200);
+}

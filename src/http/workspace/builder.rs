@@ -88,6 +88,7 @@ struct BuilderPage {
     description: String,
     planned_respondents: String,
     requires_invitation: bool,
+    results_after_close: bool,
     /// What respondents are told first, as the form shows it.
     researcher: String,
     contact: String,
@@ -128,6 +129,7 @@ struct TypedFields {
     description: String,
     planned_respondents: String,
     requires_invitation: bool,
+    results_after_close: bool,
     target_responses: String,
     closes_at: String,
     researcher: String,
@@ -213,6 +215,7 @@ async fn builder_page(
         description: survey.description.clone(),
         planned_respondents: survey.planned_respondents.to_string(),
         requires_invitation: survey.requires_invitation,
+        results_after_close: survey.results_after_close,
         target_responses: survey
             .stopping_rule
             .target_responses()
@@ -241,6 +244,7 @@ async fn builder_page(
             description: draft.description.clone(),
             planned_respondents: draft.planned_respondents.clone(),
             requires_invitation: draft.requires_invitation,
+            results_after_close: draft.results_after_close,
             target_responses: draft.target_responses.clone(),
             closes_at: draft.closes_at.clone(),
             researcher: draft.researcher.clone(),
@@ -298,6 +302,7 @@ async fn builder_page(
         description: typed.description,
         planned_respondents: typed.planned_respondents,
         requires_invitation: typed.requires_invitation,
+        results_after_close: typed.results_after_close,
         target_responses: typed.target_responses,
         closes_at: typed.closes_at,
         researcher: typed.researcher,
@@ -389,6 +394,7 @@ fn save_changes(
         researcher,
         &changes.details,
         changes.requires_invitation,
+        changes.results_after_close,
     )?;
     queries::update_stopping_rule(connection, slug, researcher, changes.rule)?;
     queries::update_survey_intro(connection, slug, researcher, &changes.intro)?;

@@ -91,6 +91,7 @@ pub struct TypedDraft {
     pub description: String,
     pub planned_respondents: String,
     pub requires_invitation: bool,
+    pub results_after_close: bool,
     pub target_responses: String,
     pub closes_at: String,
     pub researcher: String,
@@ -116,6 +117,8 @@ pub enum Place {
 pub struct DraftChanges {
     pub details: SurveyDetails,
     pub requires_invitation: bool,
+    /// No figure from the reports before close (docs/design.md, "Releases").
+    pub results_after_close: bool,
     pub rule: StoppingRule,
     pub intro: SurveyIntro,
     pub questions: Vec<(QuestionId, DefinedQuestion)>,
@@ -173,6 +176,7 @@ impl TypedDraft {
             description: text("description"),
             planned_respondents: text("planned_respondents"),
             requires_invitation: fields.contains_key("requires_invitation"),
+            results_after_close: fields.contains_key("results_after_close"),
             target_responses: text("target_responses"),
             closes_at: text("closes_at"),
             researcher: text("researcher"),
@@ -243,6 +247,7 @@ impl TypedDraft {
         Ok(DraftChanges {
             details,
             requires_invitation: self.requires_invitation,
+            results_after_close: self.results_after_close,
             rule,
             intro,
             questions,

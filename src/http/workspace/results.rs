@@ -385,6 +385,8 @@ struct ResultsView {
     invitations: Option<crate::http::releases::InvitationStatus>,
     /// The live figures move in steps of at least this many responses.
     min_cell: u32,
+    /// A survey with grouping questions or invitations: what is released and withheld.
+    release: Option<ReleaseLine>,
     confidence: String,
     confidence_percent: u32,
     choices: Vec<(u32, bool)>,
@@ -434,6 +436,38 @@ fn rule_text(survey: &Survey) -> String {
     }
 }
 
+/// The results page's line on releases (docs/design.md, invariant 11).
+struct ReleaseLine {
+    released: u64,
+    withheld: u64,
+    why: String,
+}
+
+impl ReleaseLine {
+    fn of(release: &crate::results::ReleaseSummary, k: u32) -> Self {
+        use crate::results::ReleaseReason;
+        let why = match release.reason {
+            ReleaseReason::Waiting => format!(
+                "each combination of grouping answers is shown once it holds {k} new \
+                 responses; releases are considered every {k} responses received, next at {}",
+                release.considered_at + u64::from(k)
+            ),
+            ReleaseReason::ResultsAfterClose => {
+                "no result is shown until the survey closes (results after close)".to_owned()
+            }
+            ReleaseReason::Closed => format!(
+                "withheld responses are those of a combination of grouping answers that never \
+                 reached {k} new ones: they stay out of every figure and export"
+            ),
+        };
+        Self {
+            released: release.released_responses,
+            withheld: release.withheld_responses,
+            why,
+        }
+    }
+}
+
 fn results_view(
     request: &HttpRequest,
     survey: &Survey,
@@ -465,6 +499,10 @@ fn results_view(
         status: survey.status.as_str(),
         open: survey.status == SurveyStatus::Open,
         requires_invitation: survey.requires_invitation,
+        release: results
+            .release
+            .as_ref()
+            .map(|release| ReleaseLine::of(release, survey.min_cell.get())),
         max_invitations: crate::domain::MAX_INVITATIONS_PER_REQUEST,
         invitations: None,
         min_cell: survey.min_cell.get(),

@@ -12,6 +12,7 @@
 mod auditor;
 mod reproductions;
 mod scenario;
+mod views;
 
 use futures_util::future::join_all;
 use scenario::{on_postgres, permuted, run, Host, Outcome, Scenario};
