@@ -96,7 +96,9 @@ pub async fn change_survey_status(
     from: SurveyStatus,
     to: SurveyStatus,
 ) -> Result<Survey, AppError> {
-    db.write(move |connection| {
+    // Closing erases the survey's private key: gone from the WAL too before the answer,
+    // as on the API and the workspace's button.
+    db.write_then_truncate_wal(move |connection| {
         let owner =
             queries::survey_owner(connection, &slug)?.ok_or(AppError::NotFound("survey"))?;
         queries::change_status(connection, &slug, owner, from, to)?;

@@ -250,8 +250,10 @@ enum SurveyCommand {
         #[command(flatten)]
         database: DatabaseArgs,
     },
-    /// Close an open survey for good: it takes no more responses, and its results are
-    /// released in full. A running server on the same database shows it at once.
+    /// Close an open survey for good: it takes no more responses, its invitation key is
+    /// erased, and its releases are considered a last time (a survey with grouping
+    /// questions or invitations withholds what never made a cell of min_cell new
+    /// responses). A running server on the same database shows it at once.
     Close {
         /// The survey's slug.
         slug: String,
@@ -403,7 +405,7 @@ pub async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             let survey =
                 change_status(&database, &slug, SurveyStatus::Open, SurveyStatus::Closed).await?;
             println!(
-                "Closed survey {slug}: it takes no more responses; its results are complete.",
+                "Closed survey {slug}: it takes no more responses; its results are final.",
                 slug = survey.slug
             );
             Ok(())

@@ -778,5 +778,186 @@ async fn a_malformed_blinded_element_gets_the_same_answer_whatever_the_invitatio
     }
     // The probed invitation was not used up: it still redeems.
     let device = TokenDevice::new();
-    assert_eq!(app.redeem(&slug, unused, &device.blinded).await.status(), 200);
+    assert_eq!(
+        app.redeem(&slug, unused, &device.blinded).await.status(),
+        200
+    );
+}
+
+/// The survey's private key as stored, read through the server's own storage (either
+/// engine); `None` once erased, or when the survey is gone.
+async fn stored_private_key(app: &TestApp, slug: &str) -> Option<Vec<u8>> {
+    let slug = slug.to_owned();
+    app.db
+        .read(move |connection| {
+            use deniable::db::sql::OptionalExtension;
+            Ok(connection
+                .query_row(
+                    "SELECT private_key FROM invitation_keys
+                     WHERE survey_id = (SELECT id FROM surveys WHERE slug = ?1)",
+                    [slug.as_str()],
+                    |row| row.get::<_, Option<Vec<u8>>>(0),
+                )
+                .optional()?
+                .flatten())
+        })
+        .await
+        .unwrap()
+}
+
+/// Issue 31: closed by hand (the API, the workspace's button, `deniable survey close`),
+/// by reaching its target, at its closing time, or by deletion, a survey's private key
+/// goes through one close step. On SQLite no file holds its bytes afterwards (after the
+/// next epoch for the automatic ways, whose close happens inside a response's transaction
+/// or on the writer's timer), nor a backup; on PostgreSQL the key column is empty (its
+/// files may hold old row versions until VACUUM, its WAL and archives: docs/design.md).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_way_of_stopping_a_survey_erases_its_private_key_from_every_file() {
+    let app = spawn_app().await;
+    let mut browser = crate::workspace::signed_in(&app, "owner@example.org").await;
+    let token = deniable::accounts::create_token(
+        &app.db,
+        deniable::domain::Email::parse("owner@example.org").unwrap(),
+    )
+    .await
+    .unwrap();
+    let token = token.expose().to_owned();
+    let closes_at = deniable::domain::ClosingTime::from_unix(
+        i64::try_from(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_secs(),
+        )
+        .unwrap()
+            + 3,
+    )
+    .to_string();
+    let ways = ["api", "page", "cli", "target", "time", "deletion"];
+    let mut keys = Vec::new();
+    for way in ways {
+        let mut definition = crate::common::survey_definition(&[1.0]);
+        definition["requires_invitation"] = json!(true);
+        definition["title"] = json!(format!("Closed by {way}"));
+        match way {
+            "target" => definition["target_responses"] = json!(1),
+            "time" => definition["closes_at"] = json!(closes_at),
+            _ => {}
+        }
+        let created: Value = app
+            .create_survey(&token, &definition)
+            .await
+            .json()
+            .await
+            .unwrap();
+        let slug = created["slug"].as_str().unwrap().to_owned();
+        let ids = vec![created["questions"][0]["id"].as_i64().unwrap()];
+        let opened = app
+            .owner_post(&token, &format!("/api/surveys/{slug}/open"))
+            .await;
+        assert_eq!(opened.status(), 200, "{way}");
+        let key = stored_private_key(&app, &slug)
+            .await
+            .expect("a key while open");
+        assert_eq!(key.len(), 32);
+        let code = app.invitations(&token, &slug, 1).await.codes.remove(0);
+        let bought = app.token_for(&slug, &code).await;
+        let answers = json!({ ids[0].to_string(): 1 });
+        let sent = app
+            .submit_with_token(&slug, answers, Some(&bought), None)
+            .await;
+        assert_eq!(sent.status(), 201, "{way}");
+        match way {
+            "api" => {
+                let closed = app
+                    .owner_post(&token, &format!("/api/surveys/{slug}/close"))
+                    .await;
+                assert_eq!(closed.status(), 200);
+            }
+            "page" => {
+                let closed = browser
+                    .post_with_csrf(&format!("/surveys/{slug}/close"), &[])
+                    .await;
+                assert_eq!(closed.status(), 303);
+            }
+            "cli" => {
+                let location = app.db_location.clone();
+                let slug = slug.clone();
+                let output = tokio::task::spawn_blocking(move || {
+                    let db = match &location {
+                        deniable::db::DbLocation::Sqlite(path) => path.display().to_string(),
+                        deniable::db::DbLocation::Postgres(url) => url.clone(),
+                    };
+                    Command::new(env!("CARGO_BIN_EXE_deniable"))
+                        .args(["survey", "close", &slug, "--db", &db])
+                        .output()
+                        .unwrap()
+                })
+                .await
+                .unwrap();
+                assert!(output.status.success(), "{output:?}");
+            }
+            "target" => {}
+            "time" => {
+                for _ in 0..80 {
+                    if app.results(&token, &slug).await["status"] == "closed" {
+                        break;
+                    }
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                }
+            }
+            "deletion" => {
+                let deleted = app
+                    .client
+                    .delete(app.url(&format!("/api/surveys/{slug}")))
+                    .bearer_auth(&token)
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(deleted.status(), 204);
+            }
+            _ => unreachable!(),
+        }
+        if way != "deletion" {
+            assert_eq!(
+                app.results(&token, &slug).await["status"],
+                "closed",
+                "closed by {way}"
+            );
+        }
+        assert_eq!(
+            stored_private_key(&app, &slug).await,
+            None,
+            "closed by {way}"
+        );
+        keys.push((way, key));
+    }
+    if crate::common::test_postgres().is_some() {
+        return;
+    }
+    // The next epoch (the automatic ways leave the key's old page in the WAL until then),
+    // and a backup taken afterwards.
+    app.db.compact().await.unwrap();
+    let backup = app.db_path.with_file_name("after-closing.db");
+    let source = app.db_path.clone();
+    let target = backup.clone();
+    tokio::task::spawn_blocking(move || deniable::db::backup::backup(&source, &target))
+        .await
+        .unwrap()
+        .unwrap();
+    for suffix in ["", "-wal", "-shm"] {
+        for path in [&app.db_path, &backup] {
+            let mut name = path.file_name().unwrap().to_os_string();
+            name.push(suffix);
+            let file = path.with_file_name(name);
+            let bytes = std::fs::read(&file).unwrap_or_default();
+            for (way, key) in &keys {
+                assert!(
+                    !bytes.windows(32).any(|window| window == key.as_slice()),
+                    "{} still holds the private key of the survey closed by {way}",
+                    file.display()
+                );
+            }
+        }
+    }
 }

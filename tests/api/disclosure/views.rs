@@ -158,7 +158,10 @@ async fn min_cell_starts_at_five_and_a_survey_stored_with_less_works_with_five()
         app.submit_ok(&slug, json!({&team: 0, &q: 1})).await;
     }
     let results = app.results(&token, &slug).await;
-    assert_eq!(results["questions"][0]["n"], 0, "four responses are fewer than 5");
+    assert_eq!(
+        results["questions"][0]["n"], 0,
+        "four responses are fewer than 5"
+    );
     app.submit_ok(&slug, json!({&team: 0, &q: 1})).await;
     let results = app.results(&token, &slug).await;
     assert_eq!(results["questions"][0]["n"], 5);
@@ -219,14 +222,26 @@ async fn the_form_says_who_sees_what_beside_the_total_epsilon_in_every_language(
     let app = spawn_app().await;
     let token = app.researcher_with_token("owner@example.org").await;
     for (language, totals, reports) in [
-        ("en", "only totals of at least 7 responses, and none before the survey closes",
-         "sees each response's coin-flipped answers as they arrive"),
-        ("de", "nur Summen von mindestens 7 Antworten, und keine, bevor die Umfrage schließt",
-         "sehen die durch Münzwurf entstandenen Antworten jeder Antwort"),
-        ("fr", "que des totaux d'au moins 7 réponses, et aucun avant la clôture",
-         "voit les réponses tirées au sort de chaque réponse"),
-        ("es", "solo ve totales de al menos 7 respuestas, y ninguno antes de que cierre",
-         "ve las respuestas aleatorizadas de cada respuesta"),
+        (
+            "en",
+            "only totals of at least 7 responses, and none before the survey closes",
+            "sees each response's coin-flipped answers as they arrive",
+        ),
+        (
+            "de",
+            "nur Summen von mindestens 7 Antworten, und keine, bevor die Umfrage schließt",
+            "sehen die durch Münzwurf entstandenen Antworten jeder Antwort",
+        ),
+        (
+            "fr",
+            "que des totaux d'au moins 7 réponses, et aucun avant la clôture",
+            "voit les réponses tirées au sort de chaque réponse",
+        ),
+        (
+            "es",
+            "solo ve totales de al menos 7 respuestas, y ninguno antes de que cierre",
+            "ve las respuestas aleatorizadas de cada respuesta",
+        ),
     ] {
         for invitations in [true, false] {
             let created: Value = app
