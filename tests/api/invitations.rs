@@ -851,7 +851,7 @@ async fn every_way_of_stopping_a_survey_erases_its_private_key_from_every_file()
             .await
             .unwrap();
         let slug = created["slug"].as_str().unwrap().to_owned();
-        let ids = vec![created["questions"][0]["id"].as_i64().unwrap()];
+        let ids = [created["questions"][0]["id"].as_i64().unwrap()];
         let opened = app
             .owner_post(&token, &format!("/api/surveys/{slug}/open"))
             .await;
