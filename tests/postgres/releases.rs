@@ -1,8 +1,9 @@
-//! Release states on PostgreSQL are the database's, not a node's (docs/design.md,
-//! "Releases across nodes"): a breakdown released through one node is the one every node
-//! shows, a refresh on another node after fewer than a whole step changes nothing, many
-//! refreshes at once over two nodes make one release, and a node started later shows the
-//! release in force rather than releasing what is there.
+//! Release state on PostgreSQL is the database's, not a node's (docs/design.md, "Releases
+//! across nodes"): releases are considered inside the writer transaction that makes them
+//! due, whichever node it runs on, so every node shows the same released cells, many
+//! refreshes at once over two nodes show one state, a node started later shows the state
+//! in force rather than releasing what is there, and closing withholds what never made a
+//! cell of k.
 
 use futures_util::future::join_all;
 use serde_json::json;
@@ -11,9 +12,9 @@ use super::common::{remote_app, serving_address, TestApp};
 use super::{count, empty_database, spawn_node, Nodes};
 use deniable::db::DbLocation;
 
-const K: u64 = 3;
+const K: u64 = 5;
 
-/// Three groups of k: a breakdown releases every 9 responses.
+/// Three groups of k.
 const STEP: u64 = 3 * K;
 
 async fn nodes(url: &str, how_many: usize) -> (Nodes, Vec<TestApp>) {
@@ -54,16 +55,24 @@ async fn every_node_shows_the_one_release_in_the_database_and_a_new_node_keeps_i
     let (slug, ids) = super::open_survey(&apps[0], &token, &definition).await;
     let (grouping, question) = (ids[0], ids[1]);
 
+    // Fifteen responses over both nodes, five in each group: released at the consideration
+    // at 15, whichever node ran it.
     for index in 0..STEP {
-        send(&apps[0], &slug, grouping, question, (index % 3) as u8).await;
+        send(
+            &apps[(index % 2) as usize],
+            &slug,
+            grouping,
+            question,
+            (index % 3) as u8,
+        )
+        .await;
     }
-    // Released through the second node: the first shows the same.
     let released = apps[1].breakdown(&token, &slug, grouping).await;
     assert_eq!(released["released_responses"], STEP);
     assert_eq!(apps[0].breakdown(&token, &slug, grouping).await, released);
 
-    // Fewer than a whole step more, on either node, one at a time: no node moves.
-    for index in 0..STEP - 1 {
+    // Four more, on either node, one at a time: no node moves.
+    for index in 0..K - 1 {
         let node = &apps[(index % 2) as usize];
         send(node, &slug, grouping, question, 0).await;
         for app in &apps {
@@ -71,7 +80,8 @@ async fn every_node_shows_the_one_release_in_the_database_and_a_new_node_keeps_i
         }
     }
 
-    // The step completes; 20 refreshes at once over both nodes make one release, at 2 × 9.
+    // The fifth makes Rowing five new ones at the consideration at 20; 20 refreshes at once
+    // over both nodes show one state.
     send(&apps[1], &slug, grouping, question, 0).await;
     let refreshes = join_all((0..20).map(|i| {
         let (app, token, slug) = (&apps[i % 2], &token, &slug);
@@ -81,16 +91,11 @@ async fn every_node_shows_the_one_release_in_the_database_and_a_new_node_keeps_i
     for refresh in &refreshes {
         assert_eq!(refresh, &refreshes[0]);
     }
-    assert_eq!(refreshes[0]["released_responses"], 2 * STEP);
-    assert_eq!(refreshes[0]["next_release_at"], 3 * STEP);
-    assert_eq!(
-        count(&url, "SELECT count(*) FROM releases WHERE view > 0"),
-        1,
-        "one release state per survey and grouping question"
-    );
+    assert_eq!(refreshes[0]["released_responses"], STEP + K);
+    assert_eq!(refreshes[0]["next_release_at"], STEP + 2 * K);
+    assert_eq!(count(&url, "SELECT count(*) FROM unreleased_responses"), 0);
 
-    // Four more responses, then both nodes stop and a new one starts: on PostgreSQL it
-    // shows the release in force (on SQLite a restart forgets it).
+    // Four more, then both nodes stop and a new one starts: it shows the state in force.
     for _ in 0..4 {
         send(&apps[0], &slug, grouping, question, 2).await;
     }
@@ -101,61 +106,69 @@ async fn every_node_shows_the_one_release_in_the_database_and_a_new_node_keeps_i
         refreshes[0]
     );
 
-    // Closing releases everything and leaves no release state behind.
+    // Closing withholds the four: fewer than k new ones in Chess.
     let closed = later[0]
         .owner_post(&token, &format!("/api/surveys/{slug}/close"))
         .await;
     assert_eq!(closed.status(), 200);
-    let everything = later[0].breakdown(&token, &slug, grouping).await;
-    assert_eq!(everything["released_responses"], 2 * STEP + 4);
-    assert_eq!(count(&url, "SELECT count(*) FROM releases"), 0);
+    let after = later[0].breakdown(&token, &slug, grouping).await;
+    assert_eq!(after["released_responses"], STEP + K);
+    assert_eq!(count(&url, "SELECT count(*) FROM unreleased_responses"), 4);
+    let results = later[0].results(&token, &slug).await;
+    assert_eq!(results["release"]["withheld_responses"], 4);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn an_invitation_surveys_release_is_the_same_from_every_node_and_withdrawals_leave_no_mark() {
+async fn an_invitation_surveys_release_is_the_same_from_every_node_and_a_withdrawal_leaves_it() {
     let url = empty_database();
     let (_nodes, apps) = nodes(&url, 2).await;
     let token = apps[0].researcher_with_token("owner@example.org").await;
     let mut definition = super::common::survey_definition(&[1.0]);
     definition["requires_invitation"] = json!(true);
-    definition["min_cell"] = json!(2);
+    definition["results_after_close"] = json!(false);
+    definition["min_cell"] = json!(K);
     let (slug, ids) = super::open_survey(&apps[0], &token, &definition).await;
-    let codes = apps[0].invitations(&token, &slug, 3).await.codes;
+    let codes = apps[0].invitations(&token, &slug, 6).await.codes;
     let answer = json!({ ids[0].to_string(): 1 });
 
-    // Two redeemed and answered through the first node.
+    // Five redeemed and answered, over both nodes: considered and released.
     let mut receipts = Vec::new();
-    for code in &codes[..2] {
-        let bought = apps[0].token_for(&slug, code).await;
+    for (index, code) in codes[..5].iter().enumerate() {
+        let node = &apps[index % 2];
+        let bought = node.token_for(&slug, code).await;
         let (receipt, response_id) = super::common::receipt_and_response_id();
-        let stored = apps[0]
+        let stored = node
             .submit_with_token(&slug, answer.clone(), Some(&bought), Some(&response_id))
             .await;
         assert_eq!(stored.status(), 201);
         receipts.push(receipt);
     }
-    // The second node releases them; a third through the first node moves nothing.
     let results = apps[1].results(&token, &slug).await;
-    assert_eq!(results["questions"][0]["n"], 2);
-    let bought = apps[1].token_for(&slug, &codes[2]).await;
+    assert_eq!(results["questions"][0]["n"], 5);
+    // A sixth through the second node moves nothing on either.
+    let bought = apps[1].token_for(&slug, &codes[5]).await;
     let stored = apps[1]
         .submit_with_token(&slug, answer.clone(), Some(&bought), None)
         .await;
     assert_eq!(stored.status(), 201);
     for app in &apps {
         assert_eq!(app.results(&token, &slug).await, results);
-        let rows = app.export_csv(&token, &slug).await.lines().count() - 1;
-        assert_eq!(rows, 2, "the export holds the released responses only");
     }
-    assert_eq!(count(&url, "SELECT count(*) FROM released_records"), 2);
+    assert_eq!(count(&url, "SELECT count(*) FROM unreleased_responses"), 1);
 
-    // A released response withdrawn: its mark goes with it, and every node's export
-    // shows the one released response still stored.
+    // A released response withdrawn, then the survey closed: the export holds the four
+    // released responses still stored; the sixth is withheld.
     let withdrawn = apps[1].withdraw(&slug, &receipts[0]).await;
     assert_eq!(withdrawn.status(), 204);
-    assert_eq!(count(&url, "SELECT count(*) FROM released_records"), 1);
+    let closed = apps[0]
+        .owner_post(&token, &format!("/api/surveys/{slug}/close"))
+        .await;
+    assert_eq!(closed.status(), 200);
     for app in &apps {
         let rows = app.export_csv(&token, &slug).await.lines().count() - 1;
-        assert_eq!(rows, 1);
+        assert_eq!(
+            rows, 4,
+            "the export holds the released responses still stored"
+        );
     }
 }

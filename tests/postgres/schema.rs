@@ -5,10 +5,11 @@
 use deniable::db::DbLocation;
 
 /// The per-survey tables that Citus distributes by `survey_id` (README's commands).
-pub const DISTRIBUTED: [&str; 8] = [
+pub const DISTRIBUTED: [&str; 9] = [
     "stored_responses",
     "releases",
-    "released_records",
+    "unreleased_responses",
+    "released_cells",
     "withdrawn_responses",
     "invitations",
     "invitation_keys",

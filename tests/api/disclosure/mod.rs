@@ -22,6 +22,13 @@ const DEFAULT_SCENARIOS: u64 = 1_000;
 /// Hosts running scenarios at once (each a server of its own, or two on PostgreSQL).
 const WORKERS: u64 = 4;
 
+/// `DISCLOSURE_SEED=n` runs that scenario alone (what a failure names).
+fn only_seed() -> Option<u64> {
+    std::env::var("DISCLOSURE_SEED")
+        .ok()
+        .and_then(|n| n.parse().ok())
+}
+
 fn scenario_count() -> u64 {
     std::env::var("DISCLOSURE_SCENARIOS")
         .ok()
@@ -56,24 +63,33 @@ async fn audit(scenario: &Scenario, host: &mut Host) -> Outcome {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn in_a_thousand_random_scenarios_every_class_of_alike_released_responses_holds_k() {
     let count = scenario_count();
-    let workers = (0..WORKERS).map(|worker| async move {
-        let mut host = Host::in_process(on_postgres() && worker % 2 == 1).await;
-        let mut outcomes = Vec::new();
-        for seed in (worker..count).step_by(WORKERS as usize) {
-            let scenario = Scenario::generate(seed, seed % 10 == 3);
-            outcomes.push((scenario.clone(), audit(&scenario, &mut host).await));
+    let seeds: Vec<u64> = only_seed().map_or_else(|| (0..count).collect(), |seed| vec![seed]);
+    let workers = (0..WORKERS).map(|worker| {
+        let seeds = &seeds;
+        async move {
+            let mut host = Host::in_process(on_postgres() && worker % 2 == 1).await;
+            let mut outcomes = Vec::new();
+            for &seed in seeds.iter().skip(worker as usize).step_by(WORKERS as usize) {
+                let scenario = Scenario::generate(seed, seed % 100 == 3);
+                outcomes.push((scenario.clone(), audit(&scenario, &mut host).await));
+            }
+            outcomes
         }
-        outcomes
     });
     let outcomes: Vec<(Scenario, Outcome)> =
         join_all(workers).await.into_iter().flatten().collect();
-    assert_eq!(outcomes.len() as u64, count);
+    assert_eq!(outcomes.len(), seeds.len());
+    let count = seeds.len();
     let smallest = outcomes
         .iter()
         .filter_map(|(_, outcome)| outcome.smallest_class)
         .min();
     let withheld: u64 = outcomes.iter().map(|(_, o)| o.withheld_at_close).sum();
     let released: u64 = outcomes.iter().map(|(_, o)| o.released_at_close).sum();
+    println!(
+        "restarts took {} ms in all",
+        scenario::RESTART_MILLIS.load(std::sync::atomic::Ordering::Relaxed)
+    );
     println!(
         "{count} scenarios: smallest class of alike released responses {smallest:?} (k = {}); \
          {released} responses released and {withheld} withheld at close in all",
