@@ -99,7 +99,8 @@ impl SnapshotReport {
                 if index.stale > 0 {
                     found.push(format!(
                         "{at}: the WAL's index keeps the page numbers of {} frames written \
-                         before the last epoch, in order: which pages each commit wrote",
+                         up to the end of the last epoch, in order: which pages each commit \
+                         wrote",
                         index.stale
                     ));
                 }
