@@ -9,10 +9,15 @@
 //! left in free pages. It runs in place under the write lock: another process writing at
 //! the same moment (the CLI) waits for it and loses nothing. Then
 //! `wal_checkpoint(TRUNCATE)` copies the rebuilt pages into the database file and cuts the
-//! WAL to zero bytes, so no earlier layout survives in a journal.
+//! WAL to zero bytes, so no earlier layout survives in a journal. Last, the WAL's index
+//! goes ([`remove_wal`]): the `-shm` file, whose hash tables list the page number of every
+//! frame written since the WAL last started again, in order, and which the checkpoint does
+//! not clear.
 
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use super::readers::ReadPool;
 use super::sql::Conn;
 
 use crate::error::AppError;
@@ -27,6 +32,11 @@ pub struct EpochReport {
     pub duration: Duration,
     /// The database file's size afterwards.
     pub database_bytes: u64,
+    /// SQLite kept the WAL and its index (`-wal`, `-shm`) because another process has the
+    /// database open: the index lists the page numbers of the frames written before this
+    /// epoch until the writer tries again and succeeds ([`remove_wal`]). Never on
+    /// PostgreSQL, which has no such files.
+    pub wal_kept: bool,
 }
 
 /// Moves the responses stored since the last epoch into `stored_responses`, in key order
@@ -49,25 +59,36 @@ pub fn merge_arriving(connection: &Conn) -> Result<(), AppError> {
     Ok(connection.execute_batch("COMMIT")?)
 }
 
-/// One epoch on the write connection, logged; no transaction may be open.
-pub fn run_epoch(connection: &Conn) -> Result<EpochReport, AppError> {
+/// One epoch on the write connection, logged; no transaction may be open. The read
+/// connections are closed for the moment SQLite needs the file to itself.
+pub(super) fn run_epoch(connection: &Conn, readers: &ReadPool) -> Result<EpochReport, AppError> {
     let started = Instant::now();
     merge_arriving(connection)?;
     connection.execute_batch("VACUUM")?;
-    truncate_wal(connection)?;
+    let wal_kept = !clear_wal(connection, readers)?;
     let page_count: i64 = connection.query_row("PRAGMA page_count", (), |row| row.get(0))?;
     let page_size: i64 = connection.query_row("PRAGMA page_size", (), |row| row.get(0))?;
     let report = EpochReport {
         duration: started.elapsed(),
         database_bytes: u64::try_from(page_count * page_size).unwrap_or(0),
+        wal_kept,
     };
     // Benchmarks and the attacker's test read this line to know when an epoch ended.
     tracing::info!(
         duration_ms = report.duration.as_secs_f64() * 1e3,
         database_bytes = report.database_bytes,
+        wal_kept,
         "compaction epoch"
     );
     Ok(report)
+}
+
+/// Copies every committed page into the database file, then deletes the WAL and its
+/// index ([`truncate_wal`], then [`remove_wal`] with the read connections closed).
+/// Returns whether they are gone: not while another process has the database open.
+pub(super) fn clear_wal(connection: &Conn, readers: &ReadPool) -> Result<bool, AppError> {
+    truncate_wal(connection)?;
+    readers.closed_while(|| remove_wal(connection))
 }
 
 /// Copies every committed page into the database file and cuts the WAL to zero bytes, so
@@ -85,6 +106,79 @@ pub fn truncate_wal(connection: &Conn) -> Result<(), AppError> {
     Err(AppError::internal(
         "the WAL could not be truncated: another connection kept reading it",
     ))
+}
+
+/// Leaves WAL mode and enters it again, so that SQLite itself deletes the WAL and its
+/// index: the `-shm` file, which nothing else clears, and which after a checkpoint still
+/// lists the page number of every frame written since the WAL last started again — a
+/// journal of which pages each commit wrote, in commit order. The next transaction starts
+/// both afresh. The application never writes or closes `-shm` itself: SQLite's locks live
+/// on its descriptors.
+///
+/// SQLite leaves WAL mode only when no other connection has the file open: the caller
+/// closes its own read connections around this ([`ReadPool::closed_while`]). Returns
+/// whether the files are gone; `Ok(false)` when another process has the database open
+/// (SQLite refuses at once and nothing changes: the caller tries again later).
+///
+/// In between, the database is in rollback-journal mode for two header writes, each
+/// through a `-journal` file that holds the old page 1 (the schema's root, no response)
+/// and is deleted at its commit; `synchronous = FULL` holds in both modes.
+pub(super) fn remove_wal(connection: &Conn) -> Result<bool, AppError> {
+    match set_journal_mode(connection, "DELETE") {
+        Err(error) if error.is_busy() => return Ok(false),
+        Err(error) => return Err(error.into()),
+        Ok(mode) if mode != "delete" => {
+            return Err(AppError::internal(format_args!(
+                "the database did not leave WAL mode (got {mode})"
+            )))
+        }
+        Ok(_) => {}
+    }
+    // Back to WAL, so that readers run beside the writer again. Another process that
+    // opened the file in the meantime may hold a lock for a moment: wait for it, as long as
+    // a checkpoint would.
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        match set_journal_mode(connection, "WAL") {
+            Ok(mode) if mode == "wal" => break,
+            Err(error) if !error.is_busy() => return Err(error.into()),
+            _ if attempts < TRUNCATE_ATTEMPTS => std::thread::sleep(TRUNCATE_PAUSE),
+            Ok(mode) => {
+                return Err(AppError::internal(format_args!(
+                    "the database refused to enter WAL mode again (got {mode})"
+                )))
+            }
+            Err(error) => return Err(error.into()),
+        }
+    }
+    Ok(!database_path(connection).is_some_and(|path| wal_files_exist(&path)))
+}
+
+fn set_journal_mode(connection: &Conn, mode: &str) -> Result<String, super::sql::Error> {
+    let mode: String =
+        connection.query_row(&format!("PRAGMA journal_mode = {mode}"), (), |row| {
+            row.get(0)
+        })?;
+    Ok(mode.to_ascii_lowercase())
+}
+
+/// The file of a SQLite connection to a database on disk.
+pub(super) fn database_path(connection: &Conn) -> Option<PathBuf> {
+    connection
+        .as_sqlite()
+        .and_then(|sqlite| sqlite.path())
+        .filter(|path| !path.is_empty())
+        .map(PathBuf::from)
+}
+
+/// Whether the WAL or its index (`-wal`, `-shm`) is beside the database file at `path`.
+pub(super) fn wal_files_exist(path: &Path) -> bool {
+    ["-wal", "-shm"].iter().any(|suffix| {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        Path::new(&name).exists()
+    })
 }
 
 /// Moves whenever another connection (another process) commits.

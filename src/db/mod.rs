@@ -12,6 +12,7 @@ mod location;
 mod migrations;
 mod pg_writer;
 pub mod queries;
+mod readers;
 pub mod redemptions;
 pub mod releases;
 pub mod responses;
@@ -21,12 +22,12 @@ mod writer;
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
 pub use location::DbLocation;
-use rusqlite::{Connection, OpenFlags};
+use readers::{ReadPool, Source};
+use rusqlite::Connection;
 pub use sql::Conn;
 
 use crate::domain::{Slug, Survey, SurveyStatus, WithdrawalKey};
@@ -93,25 +94,14 @@ impl Database {
         migrations::migrate(&write_connection)?;
         let withdrawal_key = migrations::withdrawal_key(&write_connection)?;
         // Readers open after the writer so that the file and its WAL already exist.
-        let readers = (0..READ_CONNECTIONS)
-            .map(|_| {
-                let connection = Connection::open_with_flags(
-                    path,
-                    OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-                )?;
-                connection.busy_timeout(BUSY_TIMEOUT)?;
-                connection.pragma_update(None, "query_only", true)?;
-                Ok(Mutex::new(Conn::sqlite(connection)))
-            })
-            .collect::<Result<Vec<_>, AppError>>()?;
+        let readers = Arc::new(ReadPool::new(
+            Source::Sqlite(path.to_owned()),
+            READ_CONNECTIONS,
+        ));
+        readers.open_all()?;
         Ok(Self {
-            writer: Writer::start(write_connection, compact_every)?,
-            readers: Arc::new(ReadPool {
-                connections: readers,
-                next: AtomicUsize::new(0),
-                reconnect: None,
-                engine: sql::Engine::Sqlite,
-            }),
+            writer: Writer::start(write_connection, compact_every, Arc::clone(&readers))?,
+            readers,
             open_surveys: Arc::default(),
             withdrawal_key,
         })
@@ -126,17 +116,11 @@ impl Database {
             let write_connection = Conn::postgres(&url)?;
             migrations::migrate(&write_connection)?;
             let withdrawal_key = migrations::withdrawal_key(&write_connection)?;
-            let readers = (0..POSTGRES_READ_CONNECTIONS)
-                .map(|_| Ok(Mutex::new(Conn::postgres(&url)?)))
-                .collect::<Result<Vec<_>, AppError>>()?;
+            let readers = ReadPool::new(Source::Postgres(url.clone()), POSTGRES_READ_CONNECTIONS);
+            readers.open_all()?;
             Ok(Self {
-                writer: pg_writer::start(write_connection, url.clone(), tick)?,
-                readers: Arc::new(ReadPool {
-                    connections: readers,
-                    next: AtomicUsize::new(0),
-                    reconnect: Some(url),
-                    engine: sql::Engine::Postgres,
-                }),
+                writer: pg_writer::start(write_connection, url, tick)?,
+                readers: Arc::new(readers),
                 open_surveys: Arc::default(),
                 withdrawal_key,
             })
@@ -147,7 +131,7 @@ impl Database {
 
     /// The engine behind this handle.
     pub fn engine(&self) -> sql::Engine {
-        self.readers.engine
+        self.readers.engine()
     }
 
     /// The key of the tags that withdrawals leave (HMAC over the response id).
@@ -242,11 +226,19 @@ impl Database {
         self.writer.submit(AfterCommit::Nothing, |_| Ok(())).await
     }
 
-    /// The graceful stop: everything submitted is committed, then one last epoch leaves
-    /// the database file alone holding everything, in key order, with an empty WAL.
+    /// The graceful stop: everything submitted before it is committed (the writer's queue
+    /// is FIFO), the read connections close, one last epoch leaves the database file in key
+    /// order, and the writer's connection closes last, so that SQLite deletes the WAL and
+    /// its index: the database file alone holds everything — unless another process has it
+    /// open ([`EpochReport::wal_kept`]). Reads and writes through any handle fail afterwards.
     pub async fn close(&self) -> Result<EpochReport, AppError> {
-        self.drain().await?;
-        self.compact().await
+        let readers = Arc::clone(&self.readers);
+        tokio::task::spawn_blocking(move || readers.close())
+            .await
+            .map_err(|error| {
+                AppError::internal(format_args!("closing the readers failed: {error}"))
+            })?;
+        self.writer.stop().await
     }
 
     /// Runs `work` on a read-only connection on a blocking thread, off the async executor.
@@ -278,36 +270,4 @@ fn configure(connection: &Connection) -> Result<(), AppError> {
     // readable in free pages of the file.
     connection.pragma_update(None, "secure_delete", true)?;
     Ok(())
-}
-
-struct ReadPool {
-    connections: Vec<Mutex<Conn>>,
-    next: AtomicUsize,
-    /// PostgreSQL: the URL to connect again when a connection broke (a server restart).
-    reconnect: Option<String>,
-    engine: sql::Engine,
-}
-
-impl ReadPool {
-    fn with_connection<T>(&self, work: impl FnOnce(&Conn) -> T) -> T {
-        let start = self.next.fetch_add(1, Ordering::Relaxed) % self.connections.len();
-        let free = (0..self.connections.len())
-            .map(|offset| &self.connections[(start + offset) % self.connections.len()])
-            .find_map(|slot| slot.try_lock().ok());
-        let mut connection = match free {
-            Some(connection) => connection,
-            None => self.connections[start]
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner),
-        };
-        if connection.is_broken() {
-            if let Some(url) = &self.reconnect {
-                match Conn::postgres(url) {
-                    Ok(fresh) => *connection = fresh,
-                    Err(error) => tracing::error!(%error, "cannot reconnect a reader"),
-                }
-            }
-        }
-        work(&connection)
-    }
 }

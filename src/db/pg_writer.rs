@@ -56,6 +56,10 @@ fn run(mut connection: Conn, url: &str, queue: &mpsc::Receiver<Message>, tick: D
                         Ok(Message::Compact(reply_to)) => {
                             let _ = reply_to.send(Err(AppError::internal(cause)));
                         }
+                        Ok(Message::Stop(reply_to)) => {
+                            let _ = reply_to.send(Err(AppError::internal(cause)));
+                            return;
+                        }
                         Err(RecvTimeoutError::Disconnected) => return,
                         Err(RecvTimeoutError::Timeout) => {}
                     }
@@ -80,6 +84,12 @@ fn run(mut connection: Conn, url: &str, queue: &mpsc::Receiver<Message>, tick: D
                 let started = Instant::now();
                 on_timer(&connection, &mut closing);
                 let _ = reply_to.send(size_report(&connection, started));
+            }
+            Message::Stop(reply_to) => {
+                let started = Instant::now();
+                on_timer(&connection, &mut closing);
+                let _ = reply_to.send(size_report(&connection, started));
+                return;
             }
             Message::Job(first) => {
                 let group = gather_group(first, queue, &mut waiting);
@@ -129,6 +139,7 @@ fn size_report(connection: &Conn, started: Instant) -> Result<EpochReport, AppEr
     Ok(EpochReport {
         duration: started.elapsed(),
         database_bytes: u64::try_from(bytes).unwrap_or(0),
+        wal_kept: false,
     })
 }
 

@@ -292,6 +292,15 @@ impl Error {
             _ => false,
         }
     }
+
+    /// SQLite: another connection holds a lock this statement needs (`SQLITE_BUSY`).
+    pub fn is_busy(&self) -> bool {
+        matches!(
+            self,
+            Self::Sqlite(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy
+        )
+    }
 }
 
 impl fmt::Display for Error {
@@ -406,6 +415,14 @@ impl Conn {
         match &self.inner {
             ConnInner::Sqlite(connection) => connection.total_changes(),
             ConnInner::Postgres(client) => client.changes.get(),
+        }
+    }
+
+    /// Closes the connection and reports what SQLite says (dropping it ignores that).
+    pub fn close(self) -> Result<(), Error> {
+        match self.inner {
+            ConnInner::Sqlite(connection) => connection.close().map_err(|(_, error)| error.into()),
+            ConnInner::Postgres(_) => Ok(()),
         }
     }
 

@@ -10,11 +10,15 @@
 //! `compact_every` of any write (its own, or another process's such as the CLI) it runs an
 //! epoch, which rewrites the database in key order (VACUUM, in place, under the write lock,
 //! so other processes' writes wait and are never lost) and truncates the WAL, so that no
-//! file orders what was stored before it by arrival. A job may also ask for the WAL to be
-//! truncated (a withdrawal) or for a whole epoch (a survey deletion) before it is answered.
+//! file orders what was stored before it by arrival; the read connections close for the
+//! moment the epoch deletes the WAL's index. A job may also ask for the WAL to be truncated
+//! (a withdrawal) or for a whole epoch (a survey deletion) before it is answered. At the
+//! graceful stop it runs a last epoch and closes its connection after every other, so that
+//! SQLite deletes the WAL and its index.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -22,6 +26,8 @@ use super::sql::Conn;
 use tokio::sync::oneshot;
 
 use super::closing::ClosingClock;
+use super::compaction::EpochReport;
+use super::readers::ReadPool;
 use super::{compaction, responses};
 use crate::domain::RetentionDate;
 use crate::error::AppError;
@@ -93,8 +99,11 @@ where
 
 pub(super) enum Message {
     Job(Box<dyn Job>),
-    /// Run an epoch now (graceful stop, tests, benchmarks).
-    Compact(oneshot::Sender<Result<compaction::EpochReport, AppError>>),
+    /// Run an epoch now (tests, benchmarks).
+    Compact(oneshot::Sender<Result<EpochReport, AppError>>),
+    /// The graceful stop, after every job sent before it: a last epoch, then the
+    /// connection closes (the read connections are closed already) and the writer ends.
+    Stop(oneshot::Sender<Result<EpochReport, AppError>>),
 }
 
 #[derive(Clone)]
@@ -103,11 +112,23 @@ pub(super) struct Writer {
 }
 
 impl Writer {
-    pub(super) fn start(connection: Conn, compact_every: Duration) -> Result<Self, AppError> {
+    /// Starts the writer of a SQLite database; `readers` are closed around each epoch's
+    /// end.
+    pub(super) fn start(
+        connection: Conn,
+        compact_every: Duration,
+        readers: Arc<ReadPool>,
+    ) -> Result<Self, AppError> {
         let (messages, queue) = mpsc::channel::<Message>();
         thread::Builder::new()
             .name("deniable-writer".to_owned())
-            .spawn(move || run(&connection, &queue, compact_every))
+            .spawn(move || {
+                if let Some((reply_to, last_epoch)) =
+                    run(&connection, &queue, compact_every, &readers)
+                {
+                    let _ = reply_to.send(close_last(connection, last_epoch));
+                }
+            })
             .map_err(|error| {
                 AppError::internal(format_args!("cannot start the writer: {error}"))
             })?;
@@ -138,10 +159,22 @@ impl Writer {
             .map_err(|_| AppError::internal("the writer thread dropped a job"))?
     }
 
-    pub(super) async fn compact(&self) -> Result<compaction::EpochReport, AppError> {
+    pub(super) async fn compact(&self) -> Result<EpochReport, AppError> {
+        self.ask(Message::Compact).await
+    }
+
+    /// The graceful stop's last epoch; the writer ends after it (see [`Message::Stop`]).
+    pub(super) async fn stop(&self) -> Result<EpochReport, AppError> {
+        self.ask(Message::Stop).await
+    }
+
+    async fn ask(
+        &self,
+        message: impl FnOnce(oneshot::Sender<Result<EpochReport, AppError>>) -> Message,
+    ) -> Result<EpochReport, AppError> {
         let (reply_to, reply) = oneshot::channel();
         self.messages
-            .send(Message::Compact(reply_to))
+            .send(message(reply_to))
             .map_err(|_| AppError::internal("the writer thread has stopped"))?;
         reply
             .await
@@ -157,6 +190,9 @@ struct EpochClock {
     /// `PRAGMA data_version` after our last epoch: it moves when another process commits.
     others_version: i64,
     closing: ClosingClock,
+    /// Tries in a row that found another process holding the database open, so that the
+    /// WAL's index could not be deleted; retried on every wake until one succeeds.
+    wal_kept_tries: u32,
 }
 
 impl EpochClock {
@@ -182,13 +218,26 @@ impl EpochClock {
     }
 }
 
-/// Ends when every sender is gone (the server and all handles dropped).
-fn run(connection: &Conn, queue: &mpsc::Receiver<Message>, compact_every: Duration) {
+/// A graceful stop's reply and the outcome of its last epoch.
+type Stopped = (
+    oneshot::Sender<Result<EpochReport, AppError>>,
+    Result<EpochReport, AppError>,
+);
+
+/// Ends at a graceful stop ([`Message::Stop`], returned with its last epoch) or when every
+/// sender is gone (the server and all handles dropped).
+fn run(
+    connection: &Conn,
+    queue: &mpsc::Receiver<Message>,
+    compact_every: Duration,
+    readers: &ReadPool,
+) -> Option<Stopped> {
     let mut clock = EpochClock {
         every: compact_every,
         dirty_since: None,
         others_version: compaction::data_version(connection).unwrap_or(0),
         closing: ClosingClock::default(),
+        wal_kept_tries: 0,
     };
     // A write left in the files by an earlier run (a crash) is compacted soon too.
     clock.wrote();
@@ -199,22 +248,29 @@ fn run(connection: &Conn, queue: &mpsc::Receiver<Message>, compact_every: Durati
             Some(message) => message,
             None => match queue.recv_timeout(clock.wait()) {
                 Ok(message) => message,
-                Err(RecvTimeoutError::Disconnected) => return,
+                Err(RecvTimeoutError::Disconnected) => return None,
                 Err(RecvTimeoutError::Timeout) => {
-                    on_timer(connection, &mut clock);
+                    on_timer(connection, &mut clock, readers);
                     continue;
                 }
             },
         };
         match message {
             Message::Compact(reply_to) => {
-                let _ = reply_to.send(epoch(connection, &mut clock));
+                let _ = reply_to.send(epoch(connection, &mut clock, readers));
+            }
+            Message::Stop(reply_to) => {
+                let last_epoch = compaction::run_epoch(connection, readers);
+                if let Err(error) = &last_epoch {
+                    tracing::error!(%error, "the last compaction epoch failed");
+                }
+                return Some((reply_to, last_epoch));
             }
             Message::Job(first) => {
                 let group = gather_group(first, queue, &mut waiting);
                 let changes_before = connection.total_changes();
-                let compacted = commit_group(connection, group);
-                if compacted {
+                if let Some(report) = commit_group(connection, group, readers) {
+                    note_wal(&mut clock, report.wal_kept);
                     clock.dirty_since = None;
                     clock.others_version = compaction::data_version(connection).unwrap_or(0);
                 } else if connection.total_changes() != changes_before {
@@ -223,7 +279,7 @@ fn run(connection: &Conn, queue: &mpsc::Receiver<Message>, compact_every: Durati
                 // A group may have opened a survey with a closing time.
                 clock.closing.tick(connection);
                 if clock.due() {
-                    let _ = epoch(connection, &mut clock);
+                    let _ = epoch(connection, &mut clock, readers);
                 }
             }
         }
@@ -231,8 +287,9 @@ fn run(connection: &Conn, queue: &mpsc::Receiver<Message>, compact_every: Durati
 }
 
 /// The writer woke without a job: delete surveys past their retention date, notice other
-/// processes' commits, and run the epoch when it is due.
-fn on_timer(connection: &Conn, clock: &mut EpochClock) {
+/// processes' commits, run the epoch when it is due, and try again to delete the WAL's
+/// index if another process kept it at the last try.
+fn on_timer(connection: &Conn, clock: &mut EpochClock, readers: &ReadPool) {
     clock.closing.tick(connection);
     match responses::delete_expired_surveys(connection, RetentionDate::today().as_str()) {
         Ok(deleted) if !deleted.is_empty() => {
@@ -241,7 +298,7 @@ fn on_timer(connection: &Conn, clock: &mut EpochClock) {
                 "deleted surveys past their retention date"
             );
             // Deleted data must not stay readable: compact at once.
-            let _ = epoch(connection, clock);
+            let _ = epoch(connection, clock, readers);
             return;
         }
         Ok(_) => {}
@@ -254,28 +311,88 @@ fn on_timer(connection: &Conn, clock: &mut EpochClock) {
         }
     }
     if clock.due() {
-        let _ = epoch(connection, clock);
+        let _ = epoch(connection, clock, readers);
+    } else if clock.wal_kept_tries > 0 && clock.dirty_since.is_none() {
+        // Nothing written since: deleting the WAL and its index is all that is left to do
+        // (with a write since, the coming epoch does it).
+        match compaction::clear_wal(connection, readers) {
+            Ok(removed) => note_wal(clock, !removed),
+            Err(error) => tracing::error!(%error, "cannot delete the WAL's index"),
+        }
     }
 }
 
-fn epoch(connection: &Conn, clock: &mut EpochClock) -> Result<compaction::EpochReport, AppError> {
-    let outcome = compaction::run_epoch(connection);
+fn epoch(
+    connection: &Conn,
+    clock: &mut EpochClock,
+    readers: &ReadPool,
+) -> Result<EpochReport, AppError> {
+    let outcome = compaction::run_epoch(connection, readers);
     match &outcome {
-        Ok(_) => clock.dirty_since = None,
+        Ok(report) => {
+            clock.dirty_since = None;
+            note_wal(clock, report.wal_kept);
+        }
         Err(error) => tracing::error!(%error, "compaction epoch failed; retrying later"),
     }
     clock.others_version = compaction::data_version(connection).unwrap_or(clock.others_version);
     outcome
 }
 
-/// Commits the group; returns whether a whole epoch ran after it.
-fn commit_group(connection: &Conn, mut group: Vec<Box<dyn Job>>) -> bool {
+/// Counts and logs the tries that found another process holding the database open
+/// (docs/design.md, invariant 8, names this exception).
+fn note_wal(clock: &mut EpochClock, kept: bool) {
+    if kept {
+        clock.wal_kept_tries += 1;
+        tracing::warn!(
+            tries = clock.wal_kept_tries,
+            "another process has the database open: SQLite keeps the WAL's index (-shm), \
+             which lists the pages written before the last epoch in order; trying again at \
+             the next wake"
+        );
+    } else if clock.wal_kept_tries > 0 {
+        tracing::info!(
+            tries = clock.wal_kept_tries,
+            "the WAL and its index are deleted after all"
+        );
+        clock.wal_kept_tries = 0;
+    }
+}
+
+/// The end of a graceful stop: the writer's connection closes after every read connection,
+/// so SQLite checkpoints and deletes the WAL and its index — unless another process has
+/// the database open, which the report says and the log repeats.
+fn close_last(
+    connection: Conn,
+    last_epoch: Result<EpochReport, AppError>,
+) -> Result<EpochReport, AppError> {
+    let path = compaction::database_path(&connection);
+    if let Err(error) = connection.close() {
+        tracing::error!(%error, "cannot close the database");
+    }
+    let mut report = last_epoch?;
+    report.wal_kept = path.is_some_and(|path| compaction::wal_files_exist(&path));
+    if report.wal_kept {
+        tracing::warn!(
+            "another process has the database open: its WAL and index (-wal, -shm) stay \
+             beside the database file until that process closes it"
+        );
+    }
+    Ok(report)
+}
+
+/// Commits the group; returns the report of the whole epoch that ran after it, if one did.
+fn commit_group(
+    connection: &Conn,
+    mut group: Vec<Box<dyn Job>>,
+    readers: &ReadPool,
+) -> Option<EpochReport> {
     if let Err(error) = execute_cached(connection, "BEGIN IMMEDIATE") {
         let cause = format!("cannot begin a write transaction: {error}");
         for job in group {
             job.answer(Err(cause.clone()));
         }
-        return false;
+        return None;
     }
     for job in &mut group {
         run_in_savepoint(connection, job.as_mut());
@@ -290,18 +407,19 @@ fn commit_group(connection: &Conn, mut group: Vec<Box<dyn Job>>) -> bool {
         for job in group {
             job.answer(commit.clone());
         }
-        return false;
+        return None;
     }
     let wanted = group
         .iter()
         .map(|job| job.after_commit())
         .max()
         .unwrap_or(AfterCommit::Nothing);
+    let mut epoch = None;
     let after = match wanted {
         AfterCommit::Nothing => Ok(()),
         AfterCommit::TruncateWal => compaction::truncate_wal(connection).map_err(|e| e.to_string()),
-        AfterCommit::Compact => compaction::run_epoch(connection)
-            .map(drop)
+        AfterCommit::Compact => compaction::run_epoch(connection, readers)
+            .map(|report| epoch = Some(report))
             .map_err(|e| e.to_string()),
     };
     if let Err(cause) = &after {
@@ -316,7 +434,7 @@ fn commit_group(connection: &Conn, mut group: Vec<Box<dyn Job>>) -> bool {
         };
         job.answer(outcome);
     }
-    wanted == AfterCommit::Compact && after.is_ok()
+    epoch
 }
 
 /// The group that starts with `first`: every job already waiting, up to [`MAX_GROUP`]. A

@@ -1,15 +1,19 @@
 //! A database's life: migration from the first release, compaction epochs beside other
-//! writers, a graceful stop that leaves one self-contained file, deletion (by hand and by
+//! writers and readers, a graceful stop that leaves one self-contained file and no WAL or
+//! WAL index (unless another process holds the database open), deletion (by hand and by
 //! retention date) that leaves nothing behind, frozen questions, and live pages that move
 //! only in steps of `min_cell` responses. (docs/design.md, invariants 5 and 8.)
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use crate::at_rest::wal_index::WalIndex;
 use crate::common::{spawn_app, spawn_app_in, spawn_app_with_epochs, test_settings, TokenDevice};
 use crate::workspace::{signed_in, Browser, PASSWORD};
 
@@ -509,14 +513,15 @@ async fn command_line_writes_during_epochs_are_all_kept_and_a_stop_leaves_one_fi
         .unwrap()
         .success());
     assert!(server.wait().unwrap().success());
-    // The database file alone, copied elsewhere, holds everything.
+    // The database file is the only file: SQLite deleted the WAL and its index (issue 31).
+    assert_eq!(
+        database_files(&db),
+        std::slice::from_ref(&db),
+        "one file after a graceful stop"
+    );
+    // It alone, copied elsewhere, holds everything.
     let alone = tempfile::tempdir().unwrap();
     std::fs::copy(&db, alone.path().join("copy.db")).unwrap();
-    let wal = db.with_file_name("deniable.db-wal");
-    assert!(
-        !wal.exists() || std::fs::metadata(&wal).unwrap().len() == 0,
-        "no WAL content after a graceful stop"
-    );
     let copy = rusqlite::Connection::open(alone.path().join("copy.db")).unwrap();
     let responses: i64 = copy
         .query_row("SELECT count(*) FROM all_responses", [], |row| row.get(0))
@@ -530,4 +535,212 @@ async fn command_line_writes_during_epochs_are_all_kept_and_a_stop_leaves_one_fi
         )
         .unwrap();
     assert_eq!(researchers, 8);
+}
+
+/// `deniable serve` on `db` with an epoch within a second of any write, its log and what
+/// it prints after its first line kept.
+struct LoggedServer {
+    child: std::process::Child,
+    address: String,
+    log: Arc<Mutex<String>>,
+    printed: Arc<Mutex<String>>,
+}
+
+impl LoggedServer {
+    fn start(db: &Path) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_deniable"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--compact-every", "1"])
+            .args(["--submissions-per-minute", "0", "--db"])
+            .arg(db)
+            .env("RUST_LOG", "info")
+            .env("NO_COLOR", "1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut first = String::new();
+        stdout.read_line(&mut first).unwrap();
+        let address = first
+            .trim()
+            .strip_prefix("Deniable is serving on ")
+            .unwrap_or_else(|| panic!("unexpected first line {first:?}"))
+            .to_owned();
+        let keep = |lines: Box<dyn BufRead + Send>| {
+            let kept = Arc::new(Mutex::new(String::new()));
+            let writer = Arc::clone(&kept);
+            std::thread::spawn(move || {
+                for line in lines.lines().map_while(Result::ok) {
+                    let mut kept = writer.lock().unwrap();
+                    kept.push_str(&line);
+                    kept.push('\n');
+                }
+            });
+            kept
+        };
+        let log = keep(Box::new(BufReader::new(child.stderr.take().unwrap())));
+        let printed = keep(Box::new(stdout));
+        Self {
+            child,
+            address,
+            log,
+            printed,
+        }
+    }
+
+    /// Waits until the log has a line with `text` (10 s at most).
+    async fn wait_for_log(&self, text: &str) {
+        for _ in 0..200 {
+            if self.log.lock().unwrap().contains(text) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("no log line with {text:?}:\n{}", self.log.lock().unwrap());
+    }
+
+    async fn submit(&self, client: &reqwest::Client) {
+        let response = client
+            .post(format!("{}/api/surveys/demo/responses", self.address))
+            .json(&json!({"answers": {"1": 1, "2": 0, "3": 1}}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 201);
+    }
+
+    /// SIGTERM; returns what it printed once it exited with status 0.
+    fn stop(mut self) -> String {
+        let pid = self.child.id().to_string();
+        assert!(Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success());
+        assert!(self.child.wait().unwrap().success());
+        // The output threads finish with the process's pipes.
+        std::thread::sleep(Duration::from_millis(100));
+        let printed = self.printed.lock().unwrap().clone();
+        printed
+    }
+}
+
+/// What the WAL's index (`-shm`) beside `db` lists, if it exists: page numbers in frame order.
+fn wal_index_entries(db: &Path) -> Option<Vec<u32>> {
+    let bytes = std::fs::read(db.with_file_name("deniable.db-shm")).ok()?;
+    Some(WalIndex::read(&bytes).entries())
+}
+
+/// A process with the database open (here: this test, reading it) keeps SQLite from
+/// deleting the WAL and its index: docs/design.md, invariant 8, names the exception.
+fn hold_open(db: &Path) -> rusqlite::Connection {
+    let holder =
+        rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap();
+    let surveys: i64 = holder
+        .query_row("SELECT count(*) FROM surveys", [], |row| row.get(0))
+        .unwrap();
+    assert!(surveys > 0);
+    holder
+}
+
+#[tokio::test]
+async fn another_process_holding_the_database_keeps_the_wal_index_which_is_logged_retried_and_deleted_once_it_lets_go(
+) {
+    let directory = tempfile::tempdir().unwrap();
+    let db = directory.path().join("deniable.db");
+    let server = LoggedServer::start(&db);
+    let client = reqwest::Client::new();
+    server.wait_for_log("compaction epoch").await;
+    assert!(
+        wal_index_entries(&db).is_none_or(|entries| entries.is_empty()),
+        "an epoch with the database to itself deletes the WAL's index"
+    );
+
+    let holder = hold_open(&db);
+    for _ in 0..20 {
+        server.submit(&client).await;
+    }
+    // Each try is logged with its count, and retried at every wake (here each second).
+    server
+        .wait_for_log("another process has the database open")
+        .await;
+    server.wait_for_log("tries=2").await;
+    assert!(
+        wal_index_entries(&db).is_some_and(|entries| !entries.is_empty()),
+        "the exception: SQLite keeps the index while another process has the file open"
+    );
+    drop(holder);
+    server
+        .wait_for_log("the WAL and its index are deleted after all")
+        .await;
+    assert!(
+        wal_index_entries(&db).is_none_or(|entries| entries.is_empty()),
+        "the next try after the other process let go deletes the index"
+    );
+
+    // A stop while another process holds the database keeps both files and says so.
+    let holder = hold_open(&db);
+    server.submit(&client).await;
+    let printed = server.stop();
+    assert!(
+        printed.contains("Another process has the database open"),
+        "{printed}"
+    );
+    assert!(wal_index_entries(&db).is_some_and(|entries| !entries.is_empty()));
+    drop(holder);
+    // The next start clears the index, its epoch and stop delete both files.
+    let server = LoggedServer::start(&db);
+    server.wait_for_log("compaction epoch").await;
+    let printed = server.stop();
+    assert!(printed.contains("the database file alone holds everything"));
+    assert_eq!(
+        database_files(&db),
+        std::slice::from_ref(&db),
+        "one file after the stop"
+    );
+}
+
+#[tokio::test]
+async fn reads_during_epochs_wait_while_the_read_connections_close_and_never_fail() {
+    let app = Arc::new(spawn_app().await);
+    let (token, slug, ids) = app.open_survey(&[1.0, 2.0]).await;
+    let epochs_done = Arc::new(AtomicBool::new(false));
+    let readers: Vec<_> = (0..8)
+        .map(|_| {
+            let (app, token, slug, done) = (
+                Arc::clone(&app),
+                token.clone(),
+                slug.clone(),
+                Arc::clone(&epochs_done),
+            );
+            tokio::spawn(async move {
+                let mut reads = 0;
+                while !done.load(Ordering::Relaxed) {
+                    let results = app
+                        .owner_get(&token, &format!("/api/surveys/{slug}/results"))
+                        .await;
+                    assert_eq!(results.status(), 200, "a read during an epoch");
+                    reads += 1;
+                }
+                reads
+            })
+        })
+        .collect();
+    for i in 0..20 {
+        app.submit_ok(
+            &slug,
+            json!({ ids[0].to_string(): i % 2, ids[1].to_string(): 1 }),
+        )
+        .await;
+        let epoch = app.db.compact().await.unwrap();
+        assert!(!epoch.wal_kept, "nothing else has the database open");
+    }
+    epochs_done.store(true, Ordering::Relaxed);
+    let mut reads = 0;
+    for reader in readers {
+        reads += reader.await.unwrap();
+    }
+    assert!(reads >= 8, "{reads} reads");
+    assert_eq!(app.results(&token, &slug).await["questions"][0]["n"], 20);
 }

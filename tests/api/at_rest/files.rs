@@ -6,8 +6,9 @@ use std::fmt;
 use std::path::Path;
 
 use super::layout::{is_leaf_page, Layout};
-use super::report::{FileReport, OrderFigure, SnapshotReport};
+use super::report::{FileReport, OrderFigure, SnapshotReport, WalIndexFigures};
 use super::statistics::{cells_out_of_key_order, chance_bound, spearman, within_page_correlation};
+use super::wal_index::WalIndex;
 
 /// One acknowledged submission, in arrival order, with every form of its identity.
 #[derive(Debug, Clone)]
@@ -492,6 +493,14 @@ fn analyse_file(
         forms_found,
         invitations_found,
         links,
+        wal_index: name.ends_with("-shm").then(|| {
+            let index = WalIndex::read(bytes);
+            WalIndexFigures {
+                valid_frames: index.valid_frames,
+                entries: index.entries().len(),
+                stale: index.stale_entries(),
+            }
+        }),
     }
 }
 

@@ -103,6 +103,14 @@ impl Layout {
     }
 }
 
+/// The page number of every frame physically in a WAL, in file order.
+pub(super) fn wal_page_numbers(bytes: &[u8]) -> Vec<u32> {
+    match Layout::wal(bytes) {
+        Some(Layout::Wal { frames, .. }) => frames.iter().map(|frame| frame.page_number).collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// Per frame, the time rank of its commit (see [`Layout::wal`]).
 fn rank_commits(
     bytes: &[u8],

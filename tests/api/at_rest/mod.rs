@@ -8,14 +8,18 @@
 //! tokens, which must not be ordered by arrival.
 //!
 //! One scenario drives the real binary: responses submitted one by one (each its own
-//! commit) in a known order, each with its own invitation; some withdrawn; snapshots of
+//! commit) in a known order, each with its own invitation (redeemed right before, or, for
+//! the responses of the current epoch, redemptions and responses interleaved at random);
+//! some withdrawn; snapshots of
 //! every file of the database directory while serving after an epoch, while serving with
 //! responses since the last epoch, after SIGTERM, after SIGKILL with and without responses
 //! since the last epoch, and the file `deniable backup` writes. On each snapshot, every
 //! file is (a) replayed commit by commit when it is a WAL, (b) ranked by where each
 //! response's key sits in it (byte offset, and cell offset inside its page), (c) searched
 //! for withdrawn responses, for forms of a response's identity that must never be stored
-//! (receipt, response id) and for the hashes of used invitations. (A response's reports
+//! (receipt, response id) and for the hashes of used invitations, (d) read as a WAL's index
+//! when it is the `-shm` file: the page numbers its hash tables list, frame by frame, which
+//! after an epoch must hold none from before it (issue 31). (A response's reports
 //! are not searched for: a few report bytes per question, shared by every response with
 //! the same answers, identify nobody; the ids and the invitations do.)
 //!
@@ -29,7 +33,9 @@ mod layout;
 mod report;
 mod server;
 mod statistics;
+pub(crate) mod wal_index;
 
+use std::collections::VecDeque;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -44,6 +50,7 @@ use serde_json::{json, Map, Value};
 use files::{analyse_directory, sha256, Arrival, IdForm};
 use report::{print_reports, SnapshotReport};
 use server::Server;
+use wal_index::{positions_recovered, recover_commits, CommitKind, WalIndex};
 
 /// Responses stored before the last epoch of the scenario (the ones the promise covers).
 const RESPONSES_BEFORE_EPOCH: usize = 1_000;
@@ -110,6 +117,41 @@ async fn the_same_attack_succeeds_against_the_binary_before_privacy_at_rest() {
     assert!(
         !violations.is_empty(),
         "the attack found nothing in the old binary's files: it would not detect a regression"
+    );
+}
+
+/// The same attack on a binary of the main branch before issue 31, whose WAL index (`-shm`)
+/// kept the page numbers of the last epoch's frames after the epoch and after SIGTERM: run
+/// with `DENIABLE_BEFORE_ISSUE_31_BINARY=target/main-3a1ac23/debug/deniable` (built at
+/// commit 3a1ac23). It must find exactly that.
+#[tokio::test]
+async fn the_same_attack_finds_the_last_epochs_frames_in_the_wal_index_before_issue_31() {
+    let Some(binary) = std::env::var_os("DENIABLE_BEFORE_ISSUE_31_BINARY") else {
+        eprintln!(
+            "skipped: set DENIABLE_BEFORE_ISSUE_31_BINARY to a `deniable` binary of main before \
+             issue 31 (e.g. built at 3a1ac23) to show that the attack finds its WAL index"
+        );
+        return;
+    };
+    let reports = attack(Contract::Current, Path::new(&binary)).await;
+    print_reports(&reports);
+    let violations: Vec<String> = reports
+        .iter()
+        .flat_map(SnapshotReport::violations)
+        .collect();
+    eprintln!(
+        "binary before issue 31: {} violations found:",
+        violations.len()
+    );
+    for violation in &violations {
+        eprintln!("  {violation}");
+    }
+    assert!(
+        violations
+            .iter()
+            .any(|violation| violation.contains("the WAL's index keeps")),
+        "the attack found no stale WAL index in that binary's files: it would not detect a \
+         regression"
     );
 }
 
@@ -181,6 +223,7 @@ async fn attack(contract: Contract, binary: &Path) -> Vec<SnapshotReport> {
         question_ids,
         rng: StdRng::seed_from_u64(SEED),
         arrivals: Vec::new(),
+        commits: Vec::new(),
     };
     let submitting = Instant::now();
     for invitation in &invitations[..RESPONSES_BEFORE_EPOCH] {
@@ -226,11 +269,14 @@ async fn attack(contract: Contract, binary: &Path) -> Vec<SnapshotReport> {
     ));
 
     // Phase 2: responses of the current epoch (no epoch runs for an hour), a backup, then
-    // a crash.
+    // a crash. Devices redeem when a link is opened and answer later, so redemptions and
+    // responses interleave as they arrive.
     let server = Server::start(binary, &db, contract, LONG_EPOCH_SECONDS);
-    for invitation in &invitations[RESPONSES_BEFORE_EPOCH..] {
-        respondents.submit(&server, invitation).await;
-    }
+    let commits_before_phase_2 = respondents.commits.len();
+    respondents
+        .interleave(&server, &invitations[RESPONSES_BEFORE_EPOCH..])
+        .await;
+    let phase_2_commits = respondents.commits[commits_before_phase_2..].to_vec();
     let copy = snapshot_directory(&data, workspace.path(), "2");
     reports.push(analyse(
         "2 serving, K responses since the last epoch",
@@ -260,10 +306,10 @@ async fn attack(contract: Contract, binary: &Path) -> Vec<SnapshotReport> {
         Some(respondents.arrivals.len()),
     ));
     logs.push_str(&server.kill());
-    let copy = snapshot_directory(&data, workspace.path(), "4");
+    let before_last_epoch = snapshot_directory(&data, workspace.path(), "4");
     reports.push(analyse(
         "4 after SIGKILL, K responses since the last epoch",
-        &copy,
+        &before_last_epoch,
         &respondents.arrivals,
         Some(stored_so_far),
     ));
@@ -272,13 +318,14 @@ async fn attack(contract: Contract, binary: &Path) -> Vec<SnapshotReport> {
     let server = Server::start(binary, &db, contract, SHORT_EPOCH_SECONDS);
     server.wait_for_first_epoch().await;
     logs.push_str(&server.kill());
-    let copy = snapshot_directory(&data, workspace.path(), "5");
+    let after_last_epoch = snapshot_directory(&data, workspace.path(), "5");
     reports.push(analyse(
         "5 after SIGKILL, no write since the last epoch",
-        &copy,
+        &after_last_epoch,
         &respondents.arrivals,
         Some(respondents.arrivals.len()),
     ));
+    print_what_the_wal_index_keeps(&before_last_epoch, &after_last_epoch, &phase_2_commits);
 
     // The server's own log is a file at rest too: nothing of a respondent belongs in it.
     let logs_only = workspace.path().join("snapshot-logs");
@@ -430,13 +477,68 @@ struct Respondents {
     rng: StdRng,
     /// Every acknowledged submission, in arrival order.
     arrivals: Vec<Arrival>,
+    /// Every acknowledged redemption and response, in the order of their commits.
+    commits: Vec<CommitKind>,
+}
+
+/// An invitation on its way to a response: redeemed for a token (under the current
+/// contract) or still to be sent with the response (before issue 16).
+struct Invited {
+    invitation: String,
+    token: Option<Value>,
 }
 
 impl Respondents {
-    /// Submits one response, one request at a time (each its own commit), with its own
-    /// invitation. The reports follow a fixed pattern of the arrival position: they are
-    /// not what is secret here, the order and the links are.
+    /// Redeems and then answers with one invitation, one request at a time (each its own
+    /// commit).
     async fn submit(&mut self, server: &Server, invitation: &str) {
+        let invited = self.invite(server, invitation).await;
+        self.answer(server, invited).await;
+    }
+
+    /// Redeems the invitations and answers with them, one request at a time: before each
+    /// request a coin says whether the next device redeems its invitation or the device
+    /// that redeemed longest ago answers (always one of the two when the other is not
+    /// possible).
+    async fn interleave(&mut self, server: &Server, invitations: &[String]) {
+        let mut redeemed = VecDeque::new();
+        let mut next = invitations.iter();
+        let mut left = invitations.len();
+        while left > 0 {
+            let redeem =
+                redeemed.len() < left && (redeemed.is_empty() || self.rng.random_bool(0.5));
+            if redeem {
+                let invitation = next.next().unwrap();
+                redeemed.push_back(self.invite(server, invitation).await);
+            } else {
+                self.answer(server, redeemed.pop_front().unwrap()).await;
+                left -= 1;
+            }
+        }
+    }
+
+    /// Since issue 20 the invitation buys a blind token first, in a request (and a commit)
+    /// of its own; the response spends the token. Before, the response carried the
+    /// invitation.
+    async fn invite(&mut self, server: &Server, invitation: &str) -> Invited {
+        let token = match self.contract {
+            Contract::Current => {
+                let token = self.redeem(server, invitation).await;
+                self.commits.push(CommitKind::Redemption);
+                Some(token)
+            }
+            Contract::BeforeIssue16 => None,
+        };
+        Invited {
+            invitation: invitation.to_owned(),
+            token,
+        }
+    }
+
+    /// Submits one response with its invitation or token. The reports follow a fixed
+    /// pattern of the arrival position: they are not what is secret here, the order and the
+    /// links are.
+    async fn answer(&mut self, server: &Server, invited: Invited) {
         let position = self.arrivals.len();
         let answers: Map<String, Value> = self
             .question_ids
@@ -445,16 +547,14 @@ impl Respondents {
             .map(|(q, id)| (id.to_string(), json!((position >> q) & 1)))
             .collect();
         let mut body = json!({ "answers": answers });
-        // Since issue 20 the invitation buys a blind token first, in a request (and a
-        // commit) of its own; the response spends the token.
-        let spent_hash = match self.contract {
-            Contract::Current => {
-                let token = self.redeem(server, invitation).await;
+        let invitation = invited.invitation.as_str();
+        let spent_hash = match invited.token {
+            Some(token) => {
                 let input = blind_tokens::from_base64url(token["input"].as_str().unwrap()).unwrap();
                 body["token"] = token;
                 Some(sha256(&input))
             }
-            Contract::BeforeIssue16 => {
+            None => {
                 body["invitation"] = json!(invitation);
                 None
             }
@@ -490,6 +590,7 @@ impl Respondents {
             );
         }
         self.arrivals.push(arrival);
+        self.commits.push(CommitKind::Response);
     }
 
     /// Redeems an invitation for a blind token, as the form does; returns the token.
@@ -549,4 +650,60 @@ fn snapshot_directory(data: &Path, workspace: &Path, name: &str) -> PathBuf {
         }
     }
     copy
+}
+
+/// For the closing note: what the WAL's index kept through the last epoch. The index after
+/// it (snapshot 5) is compared, frame for frame, with the WAL before it (snapshot 4, the
+/// same files the restarted server compacted), and the redemptions and responses of that
+/// epoch are recovered from the index alone. Asserted elsewhere: no page number of a frame
+/// written before an epoch stays ([`report::SnapshotReport::violations`]).
+fn print_what_the_wal_index_keeps(before: &Path, after: &Path, truth: &[CommitKind]) {
+    let wal_pages = match std::fs::read(before.join("deniable.db-wal")) {
+        Ok(bytes) => layout::wal_page_numbers(&bytes),
+        Err(_) => Vec::new(),
+    };
+    let index = std::fs::read(after.join("deniable.db-shm"))
+        .map(|bytes| WalIndex::read(&bytes).entries())
+        .unwrap_or_default();
+    let matched = wal_pages
+        .iter()
+        .zip(&index)
+        .filter(|(wal, index)| wal == index)
+        .count();
+    let recovered = recover_commits(
+        &index,
+        root_page(&after.join("deniable.db"), "report_counts"),
+    );
+    let found = positions_recovered(&recovered, truth);
+    let responses = truth
+        .iter()
+        .filter(|&&kind| kind == CommitKind::Response)
+        .count();
+    eprintln!();
+    eprintln!(
+        "== the WAL's index after the last epoch (snapshot 5): {} page numbers; {matched} of the \
+         {} frames of the WAL before it (snapshot 4) listed frame for frame; {} commits \
+         recovered, the redemptions and responses of that epoch named rightly at {found} of {} \
+         positions (naming every commit a response: {responses})",
+        index.len(),
+        wal_pages.len(),
+        recovered.len(),
+        truth.len(),
+    );
+}
+
+/// The root page of a table, from the schema in a copy of the database file (opened as
+/// immutable: the copy gets no `-wal` or `-shm` of its own); 0 when unknown.
+fn root_page(database: &Path, table: &str) -> u32 {
+    let uri = format!("file:{}?immutable=1", database.display());
+    let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI;
+    rusqlite::Connection::open_with_flags(uri, flags)
+        .and_then(|copy| {
+            copy.query_row(
+                "SELECT rootpage FROM sqlite_schema WHERE name = ?1",
+                [table],
+                |row| row.get(0),
+            )
+        })
+        .unwrap_or(0)
 }

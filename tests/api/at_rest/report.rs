@@ -23,6 +23,19 @@ pub struct FileReport {
     /// response), per epoch of the response.
     pub(super) invitations_found: Vec<(Epoch, usize)>,
     pub(super) links: Vec<(Epoch, usize)>,
+    /// For a WAL's index (`-shm`): what it lists.
+    pub wal_index: Option<WalIndexFigures>,
+}
+
+/// What a WAL's index (`-shm`) lists.
+#[derive(Debug, Clone, Copy)]
+pub struct WalIndexFigures {
+    /// Frames of the current WAL (the header's `mxFrame`).
+    pub valid_frames: usize,
+    /// Page numbers listed, of valid or stale frames.
+    pub entries: usize,
+    /// Page numbers beyond the current WAL: of frames written before it last started again.
+    pub stale: usize,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -48,10 +61,11 @@ pub struct SnapshotReport {
 
 impl SnapshotReport {
     /// What the promise forbids: for responses before the last epoch, an order beyond
-    /// chance (of the responses, of their redemptions or of their spent tokens) or a link;
-    /// in any snapshot (all are taken
-    /// after the withdrawals' 204), a withdrawn response or a stored response's receipt
-    /// or response id.
+    /// chance (of the responses, of their redemptions or of their spent tokens), a link, or
+    /// a WAL's index that lists frames from before the WAL last started again (in these
+    /// snapshots, the last epoch: nothing resets the WAL after it, no withdrawal follows
+    /// it); in any snapshot (all are taken after the withdrawals' 204), a withdrawn
+    /// response or a stored response's receipt or response id.
     pub(super) fn violations(&self) -> Vec<String> {
         let mut found = Vec::new();
         for file in &self.files {
@@ -80,6 +94,16 @@ impl SnapshotReport {
                     "{at}: the receipt or response id of {} stored responses",
                     file.secrets_found
                 ));
+            }
+            if let (Some(_), Some(index)) = (self.stored_before_last_epoch, file.wal_index) {
+                if index.stale > 0 {
+                    found.push(format!(
+                        "{at}: the WAL's index keeps the page numbers of {} frames written \
+                         up to the end of the last epoch, in order: which pages each commit \
+                         wrote",
+                        index.stale
+                    ));
+                }
             }
             // Used invitations' hashes are stored by design since issue 20 (the redemptions:
             // who took part, not which response is theirs), so they are reported, not
@@ -169,6 +193,13 @@ pub(super) fn print_reports(reports: &[SnapshotReport]) {
                 file.wal_commits
                     .map_or(String::new(), |commits| format!("; {commits} WAL commits")),
             );
+            if let Some(index) = file.wal_index {
+                eprintln!(
+                    "   {:<22} {:>9}  WAL index: {} page numbers listed, {} frames in the \
+                     current WAL, {} left from before it started again",
+                    file.name, file.bytes, index.entries, index.valid_frames, index.stale
+                );
+            }
         }
     }
 }
