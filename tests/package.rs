@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::mpsc;
+use std::sync::{mpsc, Mutex, PoisonError};
 use std::time::Duration;
 
 use base64::Engine;
@@ -62,11 +62,38 @@ fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(ring::digest::digest(&ring::digest::SHA256, bytes).as_ref())
 }
 
+/// Held while this process copies the binary and while it starts any program. A child
+/// forked while another thread still writes the copy would hold that file open for writing
+/// until its own exec, and starting the copy would then fail with ETXTBSY ("text file
+/// busy"): `cargo test` runs these tests as threads of one process (nextest does not).
+static COPYING_OR_STARTING: Mutex<()> = Mutex::new(());
+
+fn spawn(command: &mut Command) -> std::io::Result<Child> {
+    let _alone = COPYING_OR_STARTING
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    command.spawn()
+}
+
+/// The packaged binary copied alone into a new empty directory.
+fn copied_alone(unpacked: &Path) -> tempfile::TempDir {
+    let directory = tempfile::tempdir().unwrap();
+    let _alone = COPYING_OR_STARTING
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    std::fs::copy(unpacked.join("deniable"), directory.path().join("deniable")).unwrap();
+    directory
+}
+
 fn run(program: &str, args: &[&str]) -> Output {
-    let output = Command::new(program)
-        .args(args)
-        .output()
-        .unwrap_or_else(|error| panic!("{program} does not start: {error}"));
+    let output = spawn(
+        Command::new(program)
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    )
+    .and_then(Child::wait_with_output)
+    .unwrap_or_else(|error| panic!("{program} does not start: {error}"));
     assert!(output.status.success(), "{program} {args:?}: {output:?}");
     output
 }
@@ -163,8 +190,7 @@ fn the_binary_is_statically_linked_with_no_needed_library_and_no_interpreter() {
 #[tokio::test]
 async fn alone_in_an_empty_directory_with_an_empty_environment_it_serves_stores_and_stops() {
     let (_unpacked, from) = unpack();
-    let directory = tempfile::tempdir().unwrap();
-    std::fs::copy(from.join("deniable"), directory.path().join("deniable")).unwrap();
+    let directory = copied_alone(&from);
 
     let mut command = Command::new(directory.path().join("deniable"));
     command.current_dir(directory.path());
@@ -191,8 +217,7 @@ async fn as_root_it_does_the_same_inside_that_directory_as_a_chroot() {
         .into_iter()
         .find(|path| Path::new(path).is_file())
         .expect("coreutils' chroot, as root");
-    let directory = tempfile::tempdir().unwrap();
-    std::fs::copy(from.join("deniable"), directory.path().join("deniable")).unwrap();
+    let directory = copied_alone(&from);
 
     // Inside, `/` is the directory that holds the binary alone: no /dev, /etc, /proc or
     // /tmp, no source tree; chroot(1) starts it in `/`, where it makes deniable.db.
@@ -211,22 +236,24 @@ async fn as_root_it_does_the_same_inside_that_directory_as_a_chroot() {
 /// `directory` holding the response on its own. Returns what it printed on standard output,
 /// and its log (standard error) without the requests.
 async fn serve_store_and_stop(mut command: Command, directory: &Path) -> (String, String) {
-    let mut server = command
-        .args(["--addr", "127.0.0.1:0"])
-        .env_clear()
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the packaged binary starts");
-    let stderr = collect(server.stderr.take().unwrap());
-    let (lines, stdout) = lines_of(server.stdout.take().unwrap());
+    let mut server = KillOnDrop(
+        spawn(
+            command
+                .args(["--addr", "127.0.0.1:0"])
+                .env_clear()
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped()),
+        )
+        .expect("the packaged binary starts"),
+    );
+    let stderr = collect(server.0.stderr.take().unwrap());
+    let (lines, stdout) = lines_of(server.0.stdout.take().unwrap());
     let first = lines
         .recv_timeout(Duration::from_secs(60))
         .unwrap_or_default();
     let Some(address) = first.strip_prefix("Deniable is serving on ") else {
-        let _ = server.kill();
-        let _ = server.wait();
+        drop(server);
         panic!(
             "the first line is {first:?}, not \"Deniable is serving on …\"; standard error:\n{}",
             stderr.join().unwrap()
@@ -241,12 +268,8 @@ async fn serve_store_and_stop(mut command: Command, directory: &Path) -> (String
     serves_every_page_file_and_translation(&client, &address).await;
     let record_id = stores_a_response_as_a_device_would(&client, &address).await;
 
-    let killed = Command::new("kill")
-        .args(["-TERM", &server.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    let status = wait_for_exit(&mut server).await;
+    run("kill", &["-TERM", &server.0.id().to_string()]);
+    let status = wait_for_exit(&mut server.0).await;
     let stdout = stdout.join().unwrap();
     let stderr = stderr.join().unwrap();
     // Its log, but for one line per request the client made.
@@ -452,6 +475,18 @@ fn collect(stderr: std::process::ChildStderr) -> std::thread::JoinHandle<String>
     })
 }
 
+/// The server, killed if a check fails before it is stopped (else it would outlive the test).
+struct KillOnDrop(Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
 async fn wait_for_exit(server: &mut Child) -> std::process::ExitStatus {
     for _ in 0..600 {
         if let Some(status) = server.try_wait().unwrap() {
@@ -459,6 +494,5 @@ async fn wait_for_exit(server: &mut Child) -> std::process::ExitStatus {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let _ = server.kill();
     panic!("the server did not stop within 30 s of SIGTERM");
 }
