@@ -72,7 +72,10 @@ const HOP: [&str; 6] = [
 
 /// A proxy on 127.0.0.1 that passes every request on to `upstream` (`http://…`) and lets
 /// `rewrite` change each answer; its address (`http://127.0.0.1:PORT`).
-pub fn proxy(upstream: &str, rewrite: impl Fn(&Asked, &mut Answer) + Send + Sync + 'static) -> String {
+pub fn proxy(
+    upstream: &str,
+    rewrite: impl Fn(&Asked, &mut Answer) + Send + Sync + 'static,
+) -> String {
     let relay = Relay {
         upstream: upstream.to_owned(),
         client: reqwest::Client::builder()
@@ -180,15 +183,16 @@ pub async fn tls_front_end(upstream: &str) -> TlsFrontEnd {
     let server_key = KeyPair::generate().unwrap();
     let certificate = server.signed_by(&server_key, &issuer).unwrap();
 
-    let mut config = ServerConfig::builder_with_provider(Arc::new(crypto::ring::default_provider()))
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_no_client_auth()
-        .with_single_cert(
-            vec![certificate.der().clone()],
-            PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(server_key.serialize_der())),
-        )
-        .unwrap();
+    let mut config =
+        ServerConfig::builder_with_provider(Arc::new(crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_no_client_auth()
+            .with_single_cert(
+                vec![certificate.der().clone()],
+                PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(server_key.serialize_der())),
+            )
+            .unwrap();
     // The relay passes bytes to an HTTP/1.1 server: offer nothing else.
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));

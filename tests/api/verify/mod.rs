@@ -26,7 +26,11 @@ struct Verified {
 impl Verified {
     /// It failed, and printed a line that says `reason` (a `DIFFERENT` line or the error).
     fn fails_because(&self, reason: &str) {
-        assert!(!self.passed, "verify passed:\n{}{}", self.printed, self.error);
+        assert!(
+            !self.passed,
+            "verify passed:\n{}{}",
+            self.printed, self.error
+        );
         let said = self
             .printed
             .lines()
@@ -41,7 +45,11 @@ impl Verified {
     }
 
     fn passes(&self) {
-        assert!(self.passed, "verify failed:\n{}{}", self.printed, self.error);
+        assert!(
+            self.passed,
+            "verify failed:\n{}{}",
+            self.printed, self.error
+        );
     }
 }
 
@@ -102,7 +110,9 @@ async fn verify_passes_the_untouched_server_behind_a_front_end_that_changes_noth
         );
     }
     assert!(
-        verified.printed.contains("its headers and all 8 files are this binary's"),
+        verified
+            .printed
+            .contains("its headers and all 8 files are this binary's"),
         "{}",
         verified.printed
     );
@@ -228,9 +238,7 @@ async fn verify_fails_a_definition_whose_epsilon_is_not_the_page_s() {
         }
     });
     let verified = verify(&[&format!("{front_end}/s/{slug}")]).await;
-    verified.fails_because(
-        "<span id=\"total-epsilon\">1.00</span></strong>",
-    );
+    verified.fails_because("<span id=\"total-epsilon\">1.00</span></strong>");
     verified.fails_because("<span id=\"total-epsilon\">5.00</span></strong>");
 }
 
@@ -285,7 +293,9 @@ async fn verify_checks_an_https_survey_with_its_authority_and_refuses_it_without
     let verified = verify(&[&link, "--ca-file", authority.to_str().unwrap()]).await;
     verified.passes();
     assert!(
-        verified.printed.contains(&format!("Checking what {link} serves")),
+        verified
+            .printed
+            .contains(&format!("Checking what {link} serves")),
         "{}",
         verified.printed
     );
