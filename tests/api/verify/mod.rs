@@ -243,7 +243,8 @@ async fn verify_fails_a_definition_whose_epsilon_is_not_the_page_s() {
 }
 
 /// Every question type, a grouping question, the researcher, contact and consent, in
-/// German: the page the server renders is the one this binary renders from the definition.
+/// German, with invitations (the definition carries the survey's key): the page the server
+/// renders is the one this binary renders from the definition.
 #[tokio::test]
 async fn verify_passes_a_survey_with_every_question_type_and_every_intro_field() {
     let app = spawn_app().await;
@@ -252,6 +253,7 @@ async fn verify_passes_a_survey_with_every_question_type_and_every_intro_field()
         "title": "Prüfungen", "description": "Anonym <b>by design</b> & \"quoted\".",
         "researcher": "Dr. Ada Lovelace", "contact": "https://uni.example/ethik?a=1&b=2",
         "consent": "Freiwillig.\nZweite Zeile.", "language": "de", "min_cell": 7,
+        "requires_invitation": true,
         "questions": [
             {"text": "Jahrgang?", "type": "grouping", "options": ["Erstes", "Zweites"]},
             {"text": "Geschummelt?", "epsilon": 1.0986},
@@ -276,6 +278,19 @@ async fn verify_passes_a_survey_with_every_question_type_and_every_intro_field()
         .owner_post(&token, &format!("/api/surveys/{slug}/open"))
         .await;
     assert_eq!(opened.status(), 200);
+    let public: Value = app
+        .client
+        .get(app.url(&format!("/api/surveys/{slug}")))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(
+        public["invitation_key"]["fingerprint"].is_string(),
+        "{public}"
+    );
     verify(&[&app.address, "--survey", &slug]).await.passes();
 }
 
