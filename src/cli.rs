@@ -78,24 +78,34 @@ enum Command {
     /// every question type, then compare the estimates and intervals with the truths. The
     /// demo and the load generator.
     Simulate(SimulateArgs),
-    /// Check that a running survey serves this binary's code: fetch its form page, every
-    /// script, style and WebAssembly module it loads, compare each byte for byte with the
-    /// copy built into this binary and print its SHA-256 (ok or DIFFERENT). Exits non-zero
-    /// on any difference. It checks what was served to this request, not to others.
+    /// Check that a running survey serves this binary's page and code, as a browser would
+    /// run them: render the form from the survey's public definition and require the served
+    /// page byte for byte, with the headers that confine it (Content-Security-Policy,
+    /// X-Content-Type-Options, Referrer-Policy, X-Frame-Options), fetched as Chrome fetches
+    /// it, once as a page and once in a frame; then compare every script, style and
+    /// WebAssembly module it loads with the copy built into this binary, printing each
+    /// SHA-256 (ok or DIFFERENT). Exits non-zero with the reason on any difference. It
+    /// checks what was served to these requests, not what others are served: check from
+    /// the respondents' network, and more than once.
     Verify(VerifyArgs),
 }
 
 #[derive(Debug, Args)]
 struct VerifyArgs {
-    /// A survey link (http://host:port/s/SLUG), or the server's base URL with --survey.
+    /// A survey link (https://host/s/SLUG or http://host:port/s/SLUG), or the server's base
+    /// URL with --survey.
     #[arg(required_unless_present = "print_hashes")]
     url: Option<String>,
     /// The survey's slug, when URL is the server's base URL.
     #[arg(long)]
     survey: Option<String>,
+    /// A PEM file of certificate authorities to trust besides the usual web roots, for an
+    /// https server whose certificate a private authority signed.
+    #[arg(long, value_name = "PATH")]
+    ca_file: Option<PathBuf>,
     /// Print the SHA-256 of every file built into this binary (what a release publishes),
     /// and fetch nothing.
-    #[arg(long, conflicts_with_all = ["url", "survey"])]
+    #[arg(long, conflicts_with_all = ["url", "survey", "ca_file"])]
     print_hashes: bool,
 }
 
@@ -491,28 +501,31 @@ async fn verify_command(args: VerifyArgs) -> Result<(), Box<dyn std::error::Erro
         return Ok(());
     }
     let url = args.url.as_deref().unwrap_or_default();
-    let page = verify::form_page(url, args.survey.as_deref())?;
+    let (page, slug) = verify::form_page(url, args.survey.as_deref())?;
     println!(
-        "Checking what {page} serves against deniable {}:",
-        env!("CARGO_PKG_VERSION")
+        "Checking what {page} serves against deniable {}, asking as Chrome {} does:",
+        env!("CARGO_PKG_VERSION"),
+        verify::CHROME_MAJOR
     );
-    let checks = verify::verify(&page).await?;
-    for check in &checks {
+    let report = verify::verify(&page, &slug, args.ca_file.as_deref()).await?;
+    for check in &report.checks {
         println!("{check}");
     }
+    let checks = &report.checks;
     let different = checks.iter().filter(|check| !check.ok()).count();
     if different > 0 {
         return Err(format!(
-            "{different} of {} files differ from this binary's: this server does not serve \
-             the code of this release to this request",
+            "{different} of {} checks differ from this binary's page, headers and files: this \
+             server does not serve the code of this release to this request",
             checks.len()
         )
         .into());
     }
     println!(
-        "All {} files are this binary's, byte for byte. This checks what was served to this \
-         request, not what others are served.",
-        checks.len()
+        "The page (as a page and in a frame), its headers and all {} files are this binary's, \
+         byte for byte. This checks what was served to these requests, not what others are \
+         served.",
+        report.files
     );
     Ok(())
 }

@@ -437,7 +437,9 @@ impl Nonce {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// As its name (`"open"`) in JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum SurveyStatus {
     Draft,
     Open,

@@ -81,6 +81,12 @@ pub enum DesignName {
 }
 
 impl DesignName {
+    /// Whether ε is a parameter of the design (mirrored, k-ary, two ends) rather than
+    /// implied by its probabilities (forced response, unrelated question).
+    pub fn takes_epsilon(self) -> bool {
+        matches!(self, Self::Mirrored | Self::KAry | Self::TwoEnds)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Mirrored => "mirrored",

@@ -116,7 +116,7 @@ impl std::fmt::Debug for InvitationKey {
 }
 
 /// The survey's public key as the definition carries it.
-#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct InvitationKeyBody {
     /// The ristretto255 public key (32 bytes, base64url without padding): the form checks
     /// every evaluation's proof against it.

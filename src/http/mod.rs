@@ -4,6 +4,8 @@
 pub mod auth;
 mod body_deadline;
 pub mod openapi;
+mod public_definition;
+pub use public_definition::{PublicDefinition, PublicQuestion};
 pub mod public_url;
 mod rate_limit;
 mod redemptions;
@@ -13,6 +15,7 @@ mod respondent;
 mod static_files;
 pub use static_files::{built_in, built_in_names};
 mod survey_form;
+pub use survey_form::{form_headers, form_page, FormPage};
 mod workspace;
 
 use std::net::TcpListener;
@@ -55,6 +58,16 @@ pub const CONTENT_SECURITY_POLICY: &str =
     "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; \
      img-src 'self'; connect-src 'self'; object-src 'none'; form-action 'self'; \
      base-uri 'none'; frame-ancestors 'none'";
+
+/// The headers that confine every response, pages and files alike: the policy above,
+/// no type sniffing, no referrer, no framing. The form's own are [`form_headers`], which
+/// `deniable verify` requires of a survey's page.
+pub const SECURITY_HEADERS: [(&str, &str); 4] = [
+    ("content-security-policy", CONTENT_SECURITY_POLICY),
+    ("x-content-type-options", "nosniff"),
+    ("referrer-policy", "no-referrer"),
+    ("x-frame-options", "DENY"),
+];
 
 /// A request body must arrive in full within this long after the request's head (10 s is
 /// 51 KB/s for the largest body, a 512 KiB definition; submissions are at most 16 KiB).
@@ -127,11 +140,12 @@ pub fn server(listener: TcpListener, db: Database, settings: Settings) -> std::i
         ),
     });
     let server = HttpServer::new(move || {
-        let mut security_headers = DefaultHeaders::new()
-            .add((header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY))
-            .add((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
-            .add((header::REFERRER_POLICY, "no-referrer"))
-            .add((header::X_FRAME_OPTIONS, "DENY"));
+        // Added where a handler did not set its own (the form sets `form_headers`).
+        let mut security_headers = SECURITY_HEADERS
+            .iter()
+            .fold(DefaultHeaders::new(), |headers, header| {
+                headers.add(*header)
+            });
         if settings.hsts {
             security_headers = security_headers
                 .add((header::STRICT_TRANSPORT_SECURITY, STRICT_TRANSPORT_SECURITY));

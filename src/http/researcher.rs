@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::auth::Owner;
 use super::openapi::{SlugPath, CSRF_REFUSED, UNAUTHORIZED};
-use super::respondent::{public_questions, PublicQuestion};
+use super::public_definition::{public_questions, PublicQuestion};
 use crate::breakdown::{self, Breakdown};
 use crate::codebook;
 use crate::db::queries::QuestionCounts;

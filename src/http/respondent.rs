@@ -8,13 +8,14 @@ use askama::Template;
 use serde::{Deserialize, Serialize};
 
 use super::openapi::SlugPath;
+use super::public_definition::{served, PublicDefinition};
 use super::rate_limit::SubmissionAllowed;
-use super::redemptions::{invitation_key, token_check};
+use super::redemptions::token_check;
 use crate::db::responses::{self, Stored};
 use crate::db::{queries, Database};
 use crate::domain::{
-    DesignFields, InvitationKeyBody, Language, Nonce, Receipt, RecordId, Slug, StoredGrouping,
-    StoredReport, Submission, SubmissionInput, Survey, SurveyStatus, GROUPING_TYPE,
+    Language, Receipt, RecordId, Slug, StoredGrouping, StoredReport, Submission,
+    SubmissionInput, Survey, SurveyStatus,
 };
 use crate::error::{AppError, ErrorBody};
 use crate::explain::report_label;
@@ -30,151 +31,6 @@ pub(super) async fn find_survey(db: &Database, slug: Slug) -> Result<Survey, App
         .await?
         .filter(|survey| survey.status != SurveyStatus::Draft)
         .ok_or(AppError::NotFound("survey"))
-}
-
-/// A survey as respondents see it, with a fresh nonce.
-#[derive(Serialize, utoipa::ToSchema)]
-struct PublicDefinition {
-    slug: String,
-    title: String,
-    description: String,
-    /// `open` or `closed` (drafts are 404).
-    #[schema(examples("open"))]
-    status: &'static str,
-    /// The form then redeems the code from its invitation link's fragment for a blind token
-    /// (`POST …/redemptions`) and sends the token with the response.
-    requires_invitation: bool,
-    /// Only when invitations are required: the survey's key. The same for everyone (this
-    /// definition is anonymous); every invitation link carries its fingerprint, and the
-    /// form redeems only when the two are equal.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    invitation_key: Option<InvitationKeyBody>,
-    /// Who runs the survey (empty when not given).
-    researcher: String,
-    /// An e-mail or web address to reach the researcher (empty when not given).
-    contact: String,
-    /// The information-and-consent text the form asks respondents to agree to before it
-    /// sends anything; `null` when the survey has none.
-    consent: Option<String>,
-    /// The language of the form's own words: `en`, `de`, `fr` or `es`.
-    #[schema(examples("en"))]
-    language: &'static str,
-    /// The sum of the randomized questions' ε: the privacy loss of one whole response
-    /// (grouping questions are not randomized and not counted).
-    total_epsilon: f64,
-    /// k: for a survey with grouping questions or invitations, the fewest responses any
-    /// figure its owner sees rests on (docs/design.md, invariant 11); for other surveys, the
-    /// step of its live pages. The form says which.
-    #[schema(minimum = 5, maximum = 10_000)]
-    min_cell: u32,
-    /// Its owner sees no figure computed from the reports before it closes.
-    results_after_close: bool,
-    /// 64 hex characters: the server's half of the seed, fresh for every request.
-    #[schema(pattern = "^[0-9a-f]{64}$")]
-    nonce: String,
-    questions: Vec<PublicQuestion>,
-}
-
-/// One question of the form: randomized, with its mechanism, or a grouping question (not
-/// randomized: its answer is sent as given).
-#[derive(Serialize, utoipa::ToSchema)]
-#[serde(untagged)]
-pub(super) enum PublicQuestion {
-    Randomized(RandomizedQuestion),
-    Grouping(PublicGrouping),
-}
-
-/// A grouping question: `"type": "grouping"`, `"randomized": false`, no ε.
-#[derive(Serialize, utoipa::ToSchema)]
-pub(super) struct PublicGrouping {
-    /// The key of its answer in a submission's `answers`: the option's index, as given.
-    id: i64,
-    /// 0-based order on the form.
-    position: u32,
-    text: String,
-    /// Always `grouping`.
-    #[serde(rename = "type")]
-    #[schema(examples("grouping"))]
-    kind: &'static str,
-    options: Vec<String>,
-    /// Always false: the answer is sent as the respondent gives it.
-    randomized: bool,
-    /// Always true: every question is answered.
-    required: bool,
-}
-
-/// One randomized question and its mechanism.
-#[derive(Serialize, utoipa::ToSchema)]
-pub(super) struct RandomizedQuestion {
-    /// The key of its report in a submission's `answers`.
-    id: i64,
-    /// 0-based order on the form.
-    position: u32,
-    text: String,
-    /// The type, design and parameters (`epsilon` here only where it is a parameter).
-    #[serde(flatten)]
-    design: DesignFields,
-    /// The question's ε (for forced response and unrelated question, the ε its
-    /// probabilities imply).
-    epsilon: f64,
-    /// The largest probability that a report equals the truth (for a number, that its
-    /// binary report equals the end the value was rounded to).
-    truth_probability: f64,
-    /// Always true: every question is answered (a blank would not be randomized).
-    required: bool,
-    /// Always true: the device randomizes the answer before sending it.
-    randomized: bool,
-}
-
-pub(super) fn public_questions(survey: &Survey) -> Vec<PublicQuestion> {
-    let mut questions: Vec<(u32, PublicQuestion)> = survey
-        .groupings
-        .iter()
-        .map(|grouping| {
-            (
-                grouping.position,
-                PublicQuestion::Grouping(PublicGrouping {
-                    id: grouping.id.get(),
-                    position: grouping.position,
-                    text: grouping.text.clone(),
-                    kind: GROUPING_TYPE,
-                    options: grouping.options.clone(),
-                    randomized: false,
-                    required: true,
-                }),
-            )
-        })
-        .collect();
-    questions.extend(
-        randomized_questions(survey)
-            .into_iter()
-            .map(|question| (question.position, PublicQuestion::Randomized(question))),
-    );
-    questions.sort_by_key(|(position, _)| *position);
-    questions
-        .into_iter()
-        .map(|(_, question)| question)
-        .collect()
-}
-
-fn randomized_questions(survey: &Survey) -> Vec<RandomizedQuestion> {
-    survey
-        .questions
-        .iter()
-        .map(|question| RandomizedQuestion {
-            id: question.id.get(),
-            position: question.position,
-            text: question.text.clone(),
-            design: DesignFields {
-                epsilon: None,
-                ..question.design.fields().clone()
-            },
-            epsilon: question.design.epsilon(),
-            truth_probability: question.design.truth_probability(),
-            required: true,
-            randomized: true,
-        })
-        .collect()
 }
 
 /// GET /api/surveys/{slug}: the public definition with a fresh nonce.
@@ -195,24 +51,7 @@ pub async fn definition(
 ) -> Result<HttpResponse, AppError> {
     let slug = Slug::parse(&slug)?;
     let survey = find_survey(&db, slug).await?;
-    let invitation_key = invitation_key(&db, &survey).await?;
-    let body = PublicDefinition {
-        invitation_key,
-        nonce: Nonce::generate()?.to_hex(),
-        questions: public_questions(&survey),
-        total_epsilon: survey.total_epsilon(),
-        min_cell: survey.min_cell.get(),
-        results_after_close: survey.results_after_close,
-        status: survey.status.as_str(),
-        requires_invitation: survey.requires_invitation,
-        researcher: survey.intro.researcher().to_owned(),
-        contact: survey.intro.contact_text().to_owned(),
-        consent: survey.intro.consent().map(str::to_owned),
-        language: survey.intro.language().as_str(),
-        slug: survey.slug.to_string(),
-        title: survey.title,
-        description: survey.description,
-    };
+    let body = served(&db, &survey).await?;
     // A cached nonce would be reused across submissions.
     Ok(HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-store"))

@@ -1,13 +1,18 @@
 //! GET /s/{slug}: the respondent's form, one view per question type. The page holds the
 //! questions; form.js reads the design from the public definition and randomizes there.
+//!
+//! The page is rendered from the survey's public definition alone ([`form_page`]), the value
+//! `GET /api/surveys/{slug}` serves: `deniable verify` renders it from the JSON with the same
+//! function and compares the served page byte for byte (src/verify/).
 
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 
 use super::openapi::SlugPath;
+use super::public_definition::{served, FormQuestion, PublicDefinition, PublicGrouping};
 use super::respondent::{find_survey_page, RespondentPageError};
 use crate::db::Database;
-use crate::domain::{QuestionType, Survey, SurveyStatus};
+use crate::domain::{QuestionDesign, QuestionType, SurveyStatus};
 use crate::error::AppError;
 use crate::explain::{explain_in, report_label};
 use crate::i18n::{catalog, escape, Arg, Catalog};
@@ -85,89 +90,41 @@ struct NumberBounds {
 }
 
 impl SurveyPage {
-    fn of(survey: Survey, preview: bool) -> Result<Self, AppError> {
-        let t = catalog(survey.intro.language());
-        let questions = survey
-            .questions
-            .iter()
-            .map(|question| {
-                let design = &question.design;
-                let explained = explain_in(design, t)?;
-                let choices = match design.question_type() {
-                    // Yes first, as the first release showed it.
-                    QuestionType::YesNo => vec![
-                        ChoiceView {
-                            value: 1,
-                            suffix: "yes".to_owned(),
-                            label: t.text("answer-yes"),
-                        },
-                        ChoiceView {
-                            value: 0,
-                            suffix: "no".to_owned(),
-                            label: t.text("answer-no"),
-                        },
-                    ],
-                    QuestionType::Choice | QuestionType::Ordinal => design
-                        .options()
-                        .unwrap_or_default()
-                        .iter()
-                        .enumerate()
-                        .map(|(value, label)| ChoiceView {
-                            value,
-                            suffix: value.to_string(),
-                            label: label.clone(),
-                        })
-                        .collect(),
-                    QuestionType::Number => Vec::new(),
-                };
-                let bounds = match (design.fields().min, design.fields().max) {
-                    (Some(min), Some(max)) => {
-                        let (min_text, max_text) =
-                            (t.decimal(&format!("{min}")), t.decimal(&format!("{max}")));
-                        let range = [
-                            ("min", min_text.as_str().into()),
-                            ("max", max_text.as_str().into()),
-                        ];
-                        Some(NumberBounds {
-                            min: format!("{min}"),
-                            max: format!("{max}"),
-                            step: if min.fract() == 0.0 && max.fract() == 0.0 {
-                                "1"
-                            } else {
-                                "any"
-                            },
-                            label: t.with("number-label", &range),
-                            slider_label: t.with("number-slider", &range),
-                            min_text: min_text.clone(),
-                            max_text: max_text.clone(),
-                        })
-                    }
-                    _ => None,
-                };
-                let labels: Vec<String> = (0..design.reports())
-                    .map(|report| report_label(design, report as u8, t))
-                    .collect();
-                Ok(QuestionView {
-                    id: question.id.get(),
-                    number: question.position + 1,
-                    text: question.text.clone(),
-                    kind: design.question_type().as_str(),
-                    choices,
-                    bounds,
-                    report_labels: serde_json::to_string(&labels).map_err(AppError::internal)?,
-                    plain: explained.plain,
-                    observer: explained.observer,
-                })
-            })
-            .collect::<Result<Vec<_>, AppError>>()?;
-        let (questions, unrandomized) = with_groupings(&survey, questions, t)?;
-        let intro = &survey.intro;
-        let total_epsilon = t.decimal(&format!("{:.2}", survey.total_epsilon()));
+    /// The page for a public definition: its only input (besides `preview`), so that the
+    /// server and `deniable verify` render the same bytes from the same definition. A
+    /// definition this binary would not have written (a design whose figures do not match,
+    /// a contact that is not one) is refused, never rendered.
+    fn of(definition: &PublicDefinition, preview: bool) -> Result<Self, AppError> {
+        let intro = definition.intro()?;
+        let t = catalog(intro.language());
+        let mut questions = Vec::with_capacity(definition.questions.len());
+        let mut groupings = Vec::new();
+        for question in definition.form_questions()? {
+            questions.push(match question {
+                FormQuestion::Randomized { question, design } => {
+                    randomized_view(question.id, question.position, &question.text, &design, t)?
+                }
+                FormQuestion::Grouping(grouping) => {
+                    groupings.push(grouping.text.as_str());
+                    grouping_view(grouping, definition.min_cell, t)?
+                }
+            });
+        }
+        let unrandomized = if groupings.is_empty() {
+            String::new()
+        } else {
+            t.with(
+                "grouping-unrandomized",
+                &[("questions", groupings.join("; ").as_str().into())],
+            )
+        };
+        let total_epsilon = t.decimal(&format!("{:.2}", definition.total_epsilon));
+        let slug = &definition.slug;
         Ok(Self {
             unrandomized,
             t,
             preview,
-            slug: survey.slug.to_string(),
+            slug: slug.clone(),
             run_by: (!intro.researcher().is_empty()).then(|| {
                 t.markup(
                     "intro-run-by",
@@ -207,14 +164,16 @@ impl SurveyPage {
                     ),
                 ],
             ),
-            privacy_owner: if survey.shows_released_only() {
+            // A survey with grouping questions or invitations shows its owner totals of
+            // released responses only (docs/design.md, invariant 11).
+            privacy_owner: if definition.requires_invitation || !groupings.is_empty() {
                 t.with(
                     "privacy-owner-totals",
                     &[
-                        ("k", Arg::Count(u64::from(survey.min_cell.get()))),
+                        ("k", Arg::Count(u64::from(definition.min_cell))),
                         (
                             "after",
-                            if survey.results_after_close {
+                            if definition.results_after_close {
                                 "yes"
                             } else {
                                 "no"
@@ -232,71 +191,161 @@ impl SurveyPage {
                     "link",
                     format!(
                         "<a id=\"receipt-link\" href=\"/s/{}/receipt\">{}</a>",
-                        escape(survey.slug.as_str()),
+                        escape(slug),
                         escape(&t.text("receipt-link-text"))
                     ),
                 )],
             ),
             messages: t.script_messages(),
-            status_note: match survey.status {
+            status_note: match definition.status {
                 SurveyStatus::Draft => Some(t.text("status-draft")),
                 SurveyStatus::Open => None,
                 SurveyStatus::Closed => Some(t.text("status-closed")),
             },
-            accepting: !preview && survey.status == SurveyStatus::Open,
-            title: survey.title,
-            description: survey.description,
+            accepting: !preview && definition.status == SurveyStatus::Open,
+            title: definition.title.clone(),
+            description: definition.description.clone(),
             questions,
         })
     }
 }
 
+/// A randomized question as the form shows it.
+fn randomized_view(
+    id: i64,
+    position: u32,
+    text: &str,
+    design: &QuestionDesign,
+    t: &Catalog,
+) -> Result<QuestionView, AppError> {
+    let explained = explain_in(design, t)?;
+    let choices = match design.question_type() {
+        // Yes first, as the first release showed it.
+        QuestionType::YesNo => vec![
+            ChoiceView {
+                value: 1,
+                suffix: "yes".to_owned(),
+                label: t.text("answer-yes"),
+            },
+            ChoiceView {
+                value: 0,
+                suffix: "no".to_owned(),
+                label: t.text("answer-no"),
+            },
+        ],
+        QuestionType::Choice | QuestionType::Ordinal => {
+            choice_views(design.options().unwrap_or_default())
+        }
+        QuestionType::Number => Vec::new(),
+    };
+    let bounds = match (design.fields().min, design.fields().max) {
+        (Some(min), Some(max)) => {
+            let (min_text, max_text) = (t.decimal(&format!("{min}")), t.decimal(&format!("{max}")));
+            let range = [
+                ("min", min_text.as_str().into()),
+                ("max", max_text.as_str().into()),
+            ];
+            Some(NumberBounds {
+                min: format!("{min}"),
+                max: format!("{max}"),
+                step: if min.fract() == 0.0 && max.fract() == 0.0 {
+                    "1"
+                } else {
+                    "any"
+                },
+                label: t.with("number-label", &range),
+                slider_label: t.with("number-slider", &range),
+                min_text: min_text.clone(),
+                max_text: max_text.clone(),
+            })
+        }
+        _ => None,
+    };
+    let labels: Vec<String> = (0..design.reports())
+        .map(|report| report_label(design, report as u8, t))
+        .collect();
+    Ok(QuestionView {
+        id,
+        number: position + 1,
+        text: text.to_owned(),
+        kind: design.question_type().as_str(),
+        choices,
+        bounds,
+        report_labels: serde_json::to_string(&labels).map_err(AppError::internal)?,
+        plain: explained.plain,
+        observer: explained.observer,
+    })
+}
+
+fn choice_views(labels: &[String]) -> Vec<ChoiceView> {
+    labels
+        .iter()
+        .enumerate()
+        .map(|(value, label)| ChoiceView {
+            value,
+            suffix: value.to_string(),
+            label: label.clone(),
+        })
+        .collect()
+}
+
 // --- grouping questions (issue 18): not randomized, shown like a choice -------------------
 
-/// The randomized questions' views with the grouping questions' added in position order
-/// (a grouping question renders like a choice: kind `grouping`, with its plain line "This
-/// answer is sent as you give it — it is not randomized"), and the sentence beside the total
-/// ε that lists them ("" without any).
-fn with_groupings(
-    survey: &Survey,
-    mut questions: Vec<QuestionView>,
+/// A grouping question renders like a choice (kind `grouping`), with its plain line "This
+/// answer is sent as you give it — it is not randomized"; the sentence beside the total ε
+/// lists the grouping questions.
+fn grouping_view(
+    grouping: &PublicGrouping,
+    min_cell: u32,
     t: &Catalog,
-) -> Result<(Vec<QuestionView>, String), AppError> {
-    for grouping in &survey.groupings {
-        let labels = &grouping.options;
-        questions.push(QuestionView {
-            id: grouping.id.get(),
-            number: grouping.position + 1,
-            text: grouping.text.clone(),
-            kind: "grouping",
-            choices: labels
-                .iter()
-                .enumerate()
-                .map(|(value, label)| ChoiceView {
-                    value,
-                    suffix: value.to_string(),
-                    label: label.clone(),
-                })
-                .collect(),
-            bounds: None,
-            report_labels: serde_json::to_string(labels).map_err(AppError::internal)?,
-            plain: t.text("grouping-plain"),
-            observer: t.with(
-                "grouping-observer",
-                &[("k", Arg::Count(u64::from(survey.min_cell.get())))],
-            ),
-        });
-    }
-    questions.sort_by_key(|question| question.number);
-    if survey.groupings.is_empty() {
-        return Ok((questions, String::new()));
-    }
-    let texts: Vec<&str> = survey.groupings.iter().map(|g| g.text.as_str()).collect();
-    let unrandomized = t.with(
-        "grouping-unrandomized",
-        &[("questions", texts.join("; ").as_str().into())],
+) -> Result<QuestionView, AppError> {
+    Ok(QuestionView {
+        id: grouping.id,
+        number: grouping.position + 1,
+        text: grouping.text.clone(),
+        kind: "grouping",
+        choices: choice_views(&grouping.options),
+        bounds: None,
+        report_labels: serde_json::to_string(&grouping.options).map_err(AppError::internal)?,
+        plain: t.text("grouping-plain"),
+        observer: t.with(
+            "grouping-observer",
+            &[("k", Arg::Count(u64::from(min_cell)))],
+        ),
+    })
+}
+
+/// The respondent's form and the headers it is served with.
+pub struct FormPage {
+    pub html: String,
+    /// Lower-case names and values: the content type and every header that confines the page
+    /// (see [`form_headers`]).
+    pub headers: Vec<(&'static str, String)>,
+}
+
+/// The respondent's form for a public definition, and its headers: the one function behind
+/// both GET /s/{slug} and `deniable verify`.
+pub fn form_page(definition: &PublicDefinition) -> Result<FormPage, AppError> {
+    Ok(FormPage {
+        html: SurveyPage::of(definition, false)?.render()?,
+        headers: form_headers(definition),
+    })
+}
+
+/// The headers of a survey's form: its content type (a page read in another type or
+/// character set would run other code) and the ones that confine it — the
+/// Content-Security-Policy, `X-Content-Type-Options`, `Referrer-Policy` and the frame policy
+/// ([`super::SECURITY_HEADERS`], the same on every response today). A header that depends on
+/// the survey (its own `frame-ancestors`, for a survey that may be embedded) is computed here
+/// from its definition, so `verify` expects it too.
+pub fn form_headers(_definition: &PublicDefinition) -> Vec<(&'static str, String)> {
+    let mut headers = vec![("content-type", "text/html; charset=utf-8".to_owned())];
+    headers.extend(
+        super::SECURITY_HEADERS
+            .iter()
+            .map(|(name, value)| (*name, (*value).to_owned())),
     );
-    Ok((questions, unrandomized))
+    headers
 }
 
 /// GET /s/{slug}: the form.
@@ -323,15 +372,17 @@ pub async fn form(
 ) -> Result<HttpResponse, RespondentPageError> {
     let survey = find_survey_page(&request, &db, &slug).await?;
     let language = survey.intro.language();
-    let html = SurveyPage::of(survey, false)
-        .and_then(|page| Ok(page.render()?))
-        .map_err(|error| RespondentPageError { error, language })?;
-    Ok(HttpResponse::Ok()
-        .content_type("text/html; charset=utf-8")
-        .body(html))
+    let on_page = |error| RespondentPageError { error, language };
+    let definition = served(&db, &survey).await.map_err(on_page)?;
+    let page = form_page(&definition).map_err(on_page)?;
+    let mut response = HttpResponse::Ok();
+    for header in page.headers {
+        response.insert_header(header);
+    }
+    Ok(response.body(page.html))
 }
 
 /// The form exactly as respondents see it, with a preview banner and sending disabled.
-pub(super) fn preview_html(survey: Survey) -> Result<String, AppError> {
-    Ok(SurveyPage::of(survey, true)?.render()?)
+pub(super) fn preview_html(definition: &PublicDefinition) -> Result<String, AppError> {
+    Ok(SurveyPage::of(definition, true)?.render()?)
 }

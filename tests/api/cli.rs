@@ -446,7 +446,7 @@ async fn verify_passes_against_this_binary_and_fails_against_a_changed_form_js()
     );
     // The page's style, icon and four scripts (the form's and the blind tokens'), and the
     // two WebAssembly modules they load.
-    assert!(error.contains("1 of 8 files differ"), "{error}");
+    assert!(error.contains("1 of 10 checks differ"), "{error}");
     assert!(printed.contains("/static/blind_tokens.wasm"), "{printed}");
 }
 

@@ -38,5 +38,6 @@ mod submissions;
 mod survey_intro;
 mod timing;
 mod unlinkability;
+mod verify;
 mod workspace_pages;
 mod workspace_security;

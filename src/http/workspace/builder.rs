@@ -418,7 +418,8 @@ pub async fn preview(
     slug: web::Path<String>,
 ) -> Page {
     let survey = owned_survey(&db, &slug, &signed_in.0).await?;
-    let body = crate::http::respondent::preview_html(survey)?;
+    let definition = crate::http::public_definition::served(&db, &survey).await?;
+    let body = crate::http::respondent::preview_html(&definition)?;
     Ok(HttpResponse::Ok()
         .content_type("text/html; charset=utf-8")
         .insert_header((header::CACHE_CONTROL, "no-store"))
