@@ -337,16 +337,17 @@ mod tests {
                 })
             ));
         }
-        // The identity is well-formed base64url but no element to evaluate.
-        let identity = Blinded::parse(&blind_tokens::to_base64url(&[0; 32])).unwrap();
-        let key = SurveyKey::generate().unwrap();
-        assert!(matches!(
-            key.evaluate(&identity),
-            Err(AppError::Invalid {
-                code: "invalid_blinded",
-                ..
-            })
-        ));
+        // The identity, and bytes that encode no element, are well-formed base64url but no
+        // element to evaluate: refused when parsed, before any invitation is looked at.
+        for not_an_element in [[0; 32], [0xff; 32]] {
+            assert!(matches!(
+                Blinded::parse(&blind_tokens::to_base64url(&not_an_element)),
+                Err(AppError::Invalid {
+                    code: "invalid_blinded",
+                    ..
+                })
+            ));
+        }
         let short = TokenInput {
             input: blind_tokens::to_base64url(&[1; 31]),
             output: blind_tokens::to_base64url(&[1; 64]),

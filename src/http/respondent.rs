@@ -14,8 +14,8 @@ use super::redemptions::token_check;
 use crate::db::responses::{self, Stored};
 use crate::db::{queries, Database};
 use crate::domain::{
-    Language, Receipt, RecordId, Slug, StoredGrouping, StoredReport, Submission,
-    SubmissionInput, Survey, SurveyStatus,
+    Language, Receipt, RecordId, Slug, StoredGrouping, StoredReport, Submission, SubmissionInput,
+    Survey, SurveyStatus,
 };
 use crate::error::{AppError, ErrorBody};
 use crate::explain::report_label;
