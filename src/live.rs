@@ -5,10 +5,11 @@
 //!   of **released** responses only, released by cell (a combination of grouping answers)
 //!   at considerations every k stored responses and at close (`crate::db::releases`). The
 //!   figures of an open survey are those of its last consideration: a snapshot of the
-//!   released cells taken at the first read after it, kept in memory, so that a withdrawal
-//!   leaves them at the next consideration rather than at once (after close, at once). A
-//!   restart, or another node, takes its snapshot from the stored state: it may lack a
-//!   response withdrawn since, and never holds a response not released.
+//!   released cells as of it — on SQLite taken at the server's first read after it and kept
+//!   in memory (a restart takes it again from the stored state, without any response
+//!   withdrawn since), on PostgreSQL written by the consideration itself for every node —
+//!   so that a withdrawal leaves them at the next consideration rather than at once (after
+//!   close, at once). Nothing ever shows a response not released.
 //! * Other surveys show their owner everything through the API; their live pages (results,
 //!   present mode) move in steps of k responses, so that a room watching a projector
 //!   cannot tie a change on the screen to the person who just answered. That step is kept
@@ -19,7 +20,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::db::queries::QuestionCounts;
-use crate::db::releases::{self as stored, ReleaseState, ReleasedCell, StoredRelease};
+use crate::db::releases::{self as stored, CellsAsOf, ReleaseState, ReleasedCell, StoredRelease};
 use crate::db::sql::Engine;
 use crate::db::Database;
 use crate::domain::{GroupingQuestion, Survey, SurveyId, SurveyStatus};
@@ -140,7 +141,15 @@ impl Releases {
     pub async fn released(&self, db: &Database, survey: &Survey) -> Result<Released, AppError> {
         let survey_id = survey.id;
         let open = survey.status == SurveyStatus::Open;
-        let cached = if open {
+        // While open, the cells as of the last consideration: on PostgreSQL every node
+        // reads them from the database; on SQLite this server keeps them in memory.
+        let shared = self.steps.is_none();
+        let as_of = if open && shared {
+            CellsAsOf::LastConsideration
+        } else {
+            CellsAsOf::Now
+        };
+        let cached = if open && !shared {
             self.snapshots()
                 .get(&survey_id)
                 .map(|snapshot| snapshot.considered_at)
@@ -149,7 +158,7 @@ impl Releases {
         };
         let state: ReleaseState = db
             .read(move |connection| {
-                stored::state(connection, survey_id, |counters| {
+                stored::state(connection, survey_id, as_of, |counters| {
                     cached != Some(counters.considered_at)
                 })
             })
@@ -158,7 +167,7 @@ impl Releases {
         let cells = match state.cells {
             Some(cells) => {
                 let cells = Arc::new(cells);
-                if open {
+                if open && !shared {
                     self.snapshots().insert(
                         survey_id,
                         Snapshot {

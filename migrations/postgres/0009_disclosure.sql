@@ -49,3 +49,16 @@ BEGIN
     RETURN NEW;
 END
 $$;
+
+-- The released cells as of the last consideration, which every node shows while the survey
+-- is open, so that a withdrawal leaves the figures at the next consideration on every node
+-- at once. (SQLite keeps this snapshot in the one server's memory: in a file it would hold
+-- a withdrawn response's reports after its withdrawal, against invariant 8; PostgreSQL's
+-- files keep history anyway.)
+CREATE TABLE considered_cells (
+    survey_id bigint NOT NULL REFERENCES surveys (id) ON DELETE CASCADE,
+    cell      bytea NOT NULL,
+    n         bigint NOT NULL CHECK (n >= 0),
+    counts    text NOT NULL,
+    PRIMARY KEY (survey_id, cell)
+);

@@ -88,14 +88,35 @@ pub fn counters(connection: &Conn, survey_id: SurveyId) -> Result<ReleaseCounter
     })
 }
 
+/// Which released cells a read takes: as they are now, or as of the last consideration
+/// (PostgreSQL keeps those for every node; SQLite's server keeps them in memory).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CellsAsOf {
+    Now,
+    LastConsideration,
+}
+
 /// Every released cell of the survey, in cell order.
 pub fn released_cells(
     connection: &Conn,
     survey_id: SurveyId,
 ) -> Result<Vec<ReleasedCell>, AppError> {
-    let statement = connection.prepare_cached(
-        "SELECT cell, n, counts FROM released_cells WHERE survey_id = ?1 ORDER BY cell",
-    )?;
+    cells(connection, survey_id, CellsAsOf::Now)
+}
+
+fn cells(
+    connection: &Conn,
+    survey_id: SurveyId,
+    as_of: CellsAsOf,
+) -> Result<Vec<ReleasedCell>, AppError> {
+    let statement = connection.prepare_cached(match as_of {
+        CellsAsOf::Now => {
+            "SELECT cell, n, counts FROM released_cells WHERE survey_id = ?1 ORDER BY cell"
+        }
+        CellsAsOf::LastConsideration => {
+            "SELECT cell, n, counts FROM considered_cells WHERE survey_id = ?1 ORDER BY cell"
+        }
+    })?;
     let rows = statement
         .query_map([survey_id.get()], |row| {
             Ok((
@@ -185,7 +206,16 @@ fn lock_survey(connection: &Conn, survey_id: SurveyId, received: i64) -> Result<
 
 /// Invitations of the survey redeemed so far.
 fn redeemed(connection: &Conn, survey_id: SurveyId) -> Result<u64, AppError> {
-    Ok(super::redemptions::invitation_counts(connection, survey_id)?.redeemed)
+    let n: i64 = connection
+        .prepare_cached("SELECT count(*) FROM redemptions WHERE survey_id = ?1")?
+        .query_row([survey_id.get()], |row| row.get(0))?;
+    count_from_sql(n)
+}
+
+fn requires_invitation(connection: &Conn, survey_id: SurveyId) -> Result<bool, AppError> {
+    Ok(connection
+        .prepare_cached("SELECT requires_invitation FROM surveys WHERE id = ?1")?
+        .query_row([survey_id.get()], |row| row.get(0))?)
 }
 
 /// Whether releases are considered now: at least `k` responses received since the last
@@ -436,6 +466,19 @@ fn consider(connection: &Conn, survey_id: SurveyId, locked: &Locked) -> Result<(
             unmark.execute(params![survey_id.get(), record_id.as_slice()])?;
         }
     }
+    if connection.is_postgres() {
+        // Every node shows this consideration's cells while the survey is open (the
+        // snapshot SQLite keeps in the server's memory: `crate::live`).
+        connection.execute(
+            "DELETE FROM considered_cells WHERE survey_id = ?1",
+            [survey_id.get()],
+        )?;
+        connection.execute(
+            "INSERT INTO considered_cells (survey_id, cell, n, counts)
+             SELECT survey_id, cell, n, counts FROM released_cells WHERE survey_id = ?1",
+            [survey_id.get()],
+        )?;
+    }
     let stored = responses_counted(connection, survey_id)?;
     let redeemed = if locked.requires_invitation {
         redeemed(connection, survey_id)?
@@ -471,11 +514,12 @@ pub struct ReleaseState {
     pub cells: Option<Vec<ReleasedCell>>,
 }
 
-/// The survey's release state; its released cells too when `want_cells` says so given the
-/// counters (a snapshot kept in memory may still be current).
+/// The survey's release state; its released cells too (`as_of`) when `want_cells` says so
+/// given the counters (a snapshot kept in memory may still be current).
 pub fn state(
     connection: &Conn,
     survey_id: SurveyId,
+    as_of: CellsAsOf,
     want_cells: impl FnOnce(&ReleaseCounters) -> bool,
 ) -> Result<ReleaseState, AppError> {
     connection.execute_batch(if connection.is_postgres() {
@@ -486,7 +530,7 @@ pub fn state(
     let state = (|| {
         let counters = counters(connection, survey_id)?;
         let cells = if want_cells(&counters) {
-            Some(released_cells(connection, survey_id)?)
+            Some(cells(connection, survey_id, as_of)?)
         } else {
             None
         };
@@ -494,7 +538,11 @@ pub fn state(
             counters,
             stored: responses_counted(connection, survey_id)?,
             unreleased: unreleased_count(connection, survey_id)?,
-            redeemed: redeemed(connection, survey_id)?,
+            redeemed: if requires_invitation(connection, survey_id)? {
+                redeemed(connection, survey_id)?
+            } else {
+                0
+            },
             cells,
         })
     })();

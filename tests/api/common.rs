@@ -94,6 +94,9 @@ pub fn database_in(directory: &std::path::Path) -> DbLocation {
     let Some(server) = test_postgres() else {
         return DbLocation::Sqlite(directory.join("deniable.db"));
     };
+    if let Ok(url) = std::fs::read_to_string(directory.join("postgres-database")) {
+        return DbLocation::Postgres(url);
+    }
     let marker = directory.join("postgres-schema");
     let schema = std::fs::read_to_string(&marker).unwrap_or_else(|_| {
         let schema = fresh_schema(&server);
@@ -101,6 +104,38 @@ pub fn database_in(directory: &std::path::Path) -> DbLocation {
         schema
     });
     DbLocation::Postgres(with_search_path(&server, &schema))
+}
+
+/// On the PostgreSQL pass, makes the database of `directory` a fresh database of its own
+/// rather than a schema: group transactions take an advisory lock, which is per database,
+/// so servers of different tests that write a lot do not wait for each other.
+pub fn own_database_in(directory: &std::path::Path) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let Some(server) = test_postgres() else {
+        return;
+    };
+    let name = format!(
+        "d_{}_{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    );
+    let (admin, created) = (server.clone(), name.clone());
+    std::thread::spawn(move || {
+        let mut client = postgres::Client::connect(&admin, postgres::NoTls)
+            .expect("the test PostgreSQL server answers");
+        client
+            .batch_execute(&format!("CREATE DATABASE {created}"))
+            .expect("a database is created");
+    })
+    .join()
+    .expect("the database is created");
+    let url = server.replacen("/postgres?", &format!("/{name}?"), 1);
+    assert_ne!(
+        url, server,
+        "the test server's URL names its postgres database: {server}"
+    );
+    std::fs::write(directory.join("postgres-database"), url).expect("the URL is written");
 }
 
 /// A new, empty schema on the test server; its name.

@@ -5,11 +5,12 @@
 use deniable::db::DbLocation;
 
 /// The per-survey tables that Citus distributes by `survey_id` (README's commands).
-pub const DISTRIBUTED: [&str; 9] = [
+pub const DISTRIBUTED: [&str; 10] = [
     "stored_responses",
     "releases",
     "unreleased_responses",
     "released_cells",
+    "considered_cells",
     "withdrawn_responses",
     "invitations",
     "invitation_keys",

@@ -69,8 +69,12 @@ pub struct Auditor {
     pub responses: Vec<Known>,
     /// Every set matched so far, as the partition counts it.
     sets: Vec<Set>,
-    /// The responses released at each read since the last consideration.
+    /// The responses released at each read since the last consideration (what a server that
+    /// keeps its snapshot in memory may show).
     since_consideration: Vec<Set>,
+    /// The responses released at the first read after the last consideration, which follows
+    /// it at once (what PostgreSQL's stored snapshot shows, restarts or not).
+    at_consideration: Set,
     considered_at: Option<u64>,
     /// The smallest class seen, for the report.
     pub smallest_class: Option<usize>,
@@ -106,6 +110,7 @@ impl Auditor {
             self.responses[i].ever_released = true;
         }
         if self.considered_at != Some(considered_at) {
+            self.at_consideration = released.clone();
             self.since_consideration.clear();
             self.considered_at = Some(considered_at);
         }
@@ -115,15 +120,20 @@ impl Auditor {
         released
     }
 
-    /// A restart: what an earlier process showed is no longer a candidate.
+    /// A restart: what an earlier process kept in memory is no longer a candidate.
     pub fn restarted(&mut self) {
         self.since_consideration.clear();
-        self.considered_at = None;
     }
 
     /// The candidate sets of a read, best first, named for the failure message.
     fn candidates(&self, released: &Set) -> Vec<(&'static str, Set)> {
-        let mut candidates = vec![("released now", released.clone())];
+        let mut candidates = vec![
+            ("released now", released.clone()),
+            (
+                "released at the last consideration",
+                self.at_consideration.clone(),
+            ),
+        ];
         for earlier in self.since_consideration.iter().rev() {
             candidates.push((
                 "released at a read since the last consideration",

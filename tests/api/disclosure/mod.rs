@@ -19,8 +19,15 @@ use scenario::{on_postgres, permuted, run, Host, Outcome, Scenario};
 
 /// Scenarios per engine in `./scripts/test`; `DISCLOSURE_SCENARIOS` asks for more.
 const DEFAULT_SCENARIOS: u64 = 1_000;
-/// Hosts running scenarios at once (each a server of its own, or two on PostgreSQL).
-const WORKERS: u64 = 4;
+/// Hosts running scenarios at once (each a server of its own, or two on PostgreSQL). Reads
+/// wait on the network on PostgreSQL: more hosts keep both cores busy there.
+fn workers() -> u64 {
+    if on_postgres() {
+        16
+    } else {
+        8
+    }
+}
 
 /// `DISCLOSURE_SEED=n` runs that scenario alone (what a failure names).
 fn only_seed() -> Option<u64> {
@@ -36,11 +43,15 @@ fn scenario_count() -> u64 {
         .unwrap_or(DEFAULT_SCENARIOS)
 }
 
+/// Scenarios replayed with a permutation, for the report.
+static REPLAYS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 /// Runs a scenario and, when a permutation of its never-released responses changes
 /// anything, its replay; the two transcripts must be equal.
 async fn audit(scenario: &Scenario, host: &mut Host) -> Outcome {
     let outcome = run(scenario, host).await.unwrap_or_else(|e| panic!("{e}"));
     if let Some(replay) = permuted(scenario, &outcome) {
+        REPLAYS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let replayed = run(&replay, host).await.unwrap_or_else(|e| panic!("{e}"));
         for (read, (original, again)) in outcome
             .transcript
@@ -64,12 +75,16 @@ async fn audit(scenario: &Scenario, host: &mut Host) -> Outcome {
 async fn in_a_thousand_random_scenarios_every_class_of_alike_released_responses_holds_k() {
     let count = scenario_count();
     let seeds: Vec<u64> = only_seed().map_or_else(|| (0..count).collect(), |seed| vec![seed]);
-    let workers = (0..WORKERS).map(|worker| {
+    let workers = (0..workers()).map(|worker| {
         let seeds = &seeds;
         async move {
             let mut host = Host::in_process(on_postgres() && worker % 2 == 1).await;
             let mut outcomes = Vec::new();
-            for &seed in seeds.iter().skip(worker as usize).step_by(WORKERS as usize) {
+            for &seed in seeds
+                .iter()
+                .skip(worker as usize)
+                .step_by(workers() as usize)
+            {
                 let scenario = Scenario::generate(seed, seed % 100 == 3);
                 outcomes.push((scenario.clone(), audit(&scenario, &mut host).await));
             }
@@ -86,6 +101,10 @@ async fn in_a_thousand_random_scenarios_every_class_of_alike_released_responses_
         .min();
     let withheld: u64 = outcomes.iter().map(|(_, o)| o.withheld_at_close).sum();
     let released: u64 = outcomes.iter().map(|(_, o)| o.released_at_close).sum();
+    println!(
+        "{} scenarios replayed with their never-released responses permuted",
+        REPLAYS.load(std::sync::atomic::Ordering::Relaxed)
+    );
     println!(
         "restarts took {} ms in all",
         scenario::RESTART_MILLIS.load(std::sync::atomic::Ordering::Relaxed)

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use deniable::db::{Database, DbLocation};
 use deniable::domain::{Receipt, Slug, Survey};
+use futures_util::future::join_all;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Value};
@@ -67,7 +68,10 @@ pub struct Scenario {
 impl Scenario {
     pub fn generate(seed: u64, allow_time: bool) -> Self {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let groupings: Vec<usize> = (0..rng.random_range(0..=3))
+        // One grouping question most often; three now and then (up to 27 cells, so that
+        // most of a small survey is withheld).
+        let grouping_questions = [0, 1, 1, 1, 2, 2, 3][rng.random_range(0..7)];
+        let groupings: Vec<usize> = (0..grouping_questions)
             .map(|_| rng.random_range(2..=3))
             .collect();
         let invitations = groupings.is_empty() || rng.random_bool(0.25);
@@ -79,7 +83,7 @@ impl Scenario {
             .iter()
             .map(|&options| (0..options).map(|o| [8.0, 3.0, 1.0][o]).collect())
             .collect();
-        let arrivals = rng.random_range(3..=26);
+        let arrivals = rng.random_range(3..=11);
         let stop = match rng.random_range(0..100) {
             _ if allow_time => Stop::Time,
             n if n < 15 => Stop::Target(rng.random_range(1..=arrivals as u64)),
@@ -111,11 +115,11 @@ impl Scenario {
             if arrival > 0 && rng.random_bool(0.1) {
                 events.push(Event::Withdraw(rng.random_range(0..arrival)));
             }
-            if rng.random_bool(0.03) {
+            if rng.random_bool(0.01) {
                 events.push(Event::Restart);
             }
         }
-        if rng.random_bool(0.1) {
+        if rng.random_bool(0.05) {
             events.push(Event::Restart);
         }
         events.push(Event::Close);
@@ -187,6 +191,7 @@ pub struct Host {
 impl Host {
     pub async fn in_process(two_nodes: bool) -> Self {
         let directory = Arc::new(tempfile::tempdir().unwrap());
+        crate::common::own_database_in(directory.path());
         let mut host = Self {
             directory,
             nodes: Vec::new(),
@@ -405,6 +410,7 @@ pub async fn run(scenario: &Scenario, host: &mut Host) -> Result<Outcome, String
     let mut last_counts: Option<Value> = None;
     let mut release_moments = BTreeSet::new();
     let mut status = "open".to_owned();
+    let mut survey: Option<Survey> = None;
     for (step, event) in scenario.events.iter().enumerate() {
         let node = host.node(step);
         let mut may_move = false;
@@ -505,11 +511,53 @@ pub async fn run(scenario: &Scenario, host: &mut Host) -> Result<Outcome, String
         }
         // Read every view, on the node whose turn it is.
         let node = host.node(step + 1);
-        let survey = survey_of(&node.db, &slug).await;
-        let results = node.results(&token, &slug).await;
+        // The survey as stored changes only at its close.
+        if survey
+            .as_ref()
+            .is_none_or(|survey| survey.status.as_str() != status)
+        {
+            survey = Some(survey_of(&node.db, &slug).await);
+        }
+        let survey = survey.clone().unwrap();
+        // Every view at once (the same state: nothing is written meanwhile).
+        let joint_path = (question_ids.len() == 2).then(|| {
+            format!(
+                "/api/surveys/{slug}/results?joint={},{}",
+                question_ids[0], question_ids[1]
+            )
+        });
+        let (results, unreleased, breakdowns, joint, (export_status, export_body)) = tokio::join!(
+            node.results(&token, &slug),
+            unreleased(&node.db, &survey),
+            join_all(
+                grouping_ids
+                    .iter()
+                    .map(|id| node.breakdown(&token, &slug, *id))
+            ),
+            async {
+                match &joint_path {
+                    Some(path) => {
+                        let response = node.owner_get(&token, path).await;
+                        let status = response.status().as_u16();
+                        Some((status, response.json::<Value>().await.unwrap()))
+                    }
+                    None => None,
+                }
+            },
+            async {
+                let response = node
+                    .owner_get(&token, &format!("/api/surveys/{slug}/export.csv"))
+                    .await;
+                (response.status().as_u16(), response.text().await.unwrap())
+            },
+        );
         let now_considered = results["release"]["considered_at"].as_u64().unwrap_or(0);
         let now_status = results["status"].as_str().unwrap_or_default().to_owned();
-        let unreleased = unreleased(&node.db, &survey).await;
+        let survey = if survey.status.as_str() == now_status {
+            survey
+        } else {
+            survey_of(&node.db, &slug).await
+        };
         let released: Set = auditor.begin_read(&unreleased, now_considered);
         let mut read = serde_json::Map::new();
         auditor
@@ -517,8 +565,7 @@ pub async fn run(scenario: &Scenario, host: &mut Host) -> Result<Outcome, String
             .map_err(|e| fail(step, e))?;
         let summary = serde_json::from_value(results["release"].clone()).unwrap();
         let mut figures = vec![results["questions"].clone()];
-        for (byte, id) in grouping_ids.iter().enumerate() {
-            let breakdown = node.breakdown(&token, &slug, *id).await;
+        for (byte, breakdown) in breakdowns.into_iter().enumerate() {
             auditor
                 .match_breakdown(&survey, byte, &released, summary, &breakdown)
                 .map_err(|e| fail(step, e))?;
@@ -526,18 +573,7 @@ pub async fn run(scenario: &Scenario, host: &mut Host) -> Result<Outcome, String
             figures.push(breakdown["differences"].clone());
             read.insert(format!("by {byte}"), breakdown);
         }
-        if question_ids.len() == 2 {
-            let joint = node
-                .owner_get(
-                    &token,
-                    &format!(
-                        "/api/surveys/{slug}/results?joint={},{}",
-                        question_ids[0], question_ids[1]
-                    ),
-                )
-                .await;
-            let status = joint.status().as_u16();
-            let body: Value = joint.json().await.unwrap();
+        if let Some((status, body)) = joint {
             if status == 200 {
                 auditor
                     .match_joint(
@@ -555,11 +591,6 @@ pub async fn run(scenario: &Scenario, host: &mut Host) -> Result<Outcome, String
             }
             read.insert("joint".to_owned(), body);
         }
-        let export = node
-            .owner_get(&token, &format!("/api/surveys/{slug}/export.csv"))
-            .await;
-        let export_status = export.status().as_u16();
-        let export_body = export.text().await.unwrap();
         if now_status == "closed" {
             if export_status != 200 {
                 return Err(fail(
