@@ -223,7 +223,6 @@ async fn three_nodes_on_one_postgresql_share_every_survey_token_target_and_ackno
     // token spent 100 times at once: one response.
     let mut definition = survey_definition(&[1.0, 2.0]);
     definition["requires_invitation"] = json!(true);
-    definition["min_cell"] = json!(1);
     let (slug, ids) = open_survey(&apps[0], &token, &definition).await;
     let code = apps[0].invitations(&token, &slug, 1).await.codes.remove(0);
     let devices: Vec<common::TokenDevice> = (0..100).map(|_| common::TokenDevice::new()).collect();
