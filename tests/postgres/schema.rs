@@ -1,10 +1,10 @@
-//! The PostgreSQL schema distributes by survey on Citus (README, "PostgreSQL"): every
+//! The PostgreSQL schema distributes by survey on Citus (docs/operators.md, "PostgreSQL"): every
 //! primary and unique key of a respondent table includes `survey_id`. Read from the
 //! catalog of a database this binary migrated; run in the PostgreSQL pass of scripts/test.
 
 use deniable::db::DbLocation;
 
-/// The per-survey tables that Citus distributes by `survey_id` (README's commands).
+/// The per-survey tables that Citus distributes by `survey_id` (docs/operators.md's commands).
 pub const DISTRIBUTED: [&str; 10] = [
     "stored_responses",
     "releases",
@@ -19,7 +19,7 @@ pub const DISTRIBUTED: [&str; 10] = [
 ];
 
 /// Tables that have a `survey_id` column but stay on the coordinator: keyed by question
-/// id, or the surveys' own children with their own id (README, "Citus").
+/// id, or the surveys' own children with their own id (docs/operators.md, "PostgreSQL").
 pub const ON_THE_COORDINATOR: [&str; 1] = ["questions"];
 
 /// Every unique index (primary keys included) of the tables in the current schema: table,
