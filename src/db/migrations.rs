@@ -131,7 +131,13 @@ pub fn migrate(connection: &Conn) -> Result<(), AppError> {
                 connection
                     .execute_batch(&format!("PRAGMA user_version = {}", migration.version))?;
             }
-            tracing::info!(version = migration.version, "migrated the database schema");
+            tracing::debug!(version = migration.version, "migrated the database schema");
+        }
+        // One line at start, not one per step: a newcomer's first run reads as one event.
+        if version == 0 {
+            tracing::info!(version = LATEST_VERSION, "created the database schema");
+        } else if version < LATEST_VERSION {
+            tracing::info!(from = version, to = LATEST_VERSION, "migrated the database schema");
         }
         Ok(())
     })();
