@@ -25,13 +25,23 @@ use crate::{accounts, invitations, verify};
 #[command(
     name = "deniable",
     version,
-    about = "Surveys on sensitive yes/no questions, randomized on the respondent's device",
+    about = "Surveys on sensitive questions (yes/no, choice, ordinal, number), randomized on \
+             the respondent's device",
     long_about = "Deniable serves surveys whose answers are randomized on each respondent's \
                   device before anything is sent, so the server only holds deniable reports; \
                   researchers get debiased estimates with confidence intervals.\n\n\
                   Without a subcommand, `deniable` serves (on 127.0.0.1:8080 with ./deniable.db \
                   unless told otherwise): `deniable --addr 0.0.0.0:8080` is \
-                  `deniable serve --addr 0.0.0.0:8080`.",
+                  `deniable serve --addr 0.0.0.0:8080`.\n\n\
+                  The database (--db, or DENIABLE_DB, for every command) is a SQLite file \
+                  path (the embedded default; `serve` and `researcher add` create it, the other \
+                  commands need it to exist), or a PostgreSQL URL \
+                  (postgres://USER@HOST/DATABASE, or \
+                  postgresql:///DATABASE?host=/run/postgresql) for several `serve` nodes on one \
+                  database; its schema is created and migrated at start. On PostgreSQL privacy \
+                  at rest is weaker: rows keep their order of arrival and the id of the \
+                  transaction that wrote them, and the WAL, its archives and replicas keep \
+                  history (docs/design.md, \"PostgreSQL\").",
     args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
@@ -111,13 +121,8 @@ struct VerifyArgs {
 
 #[derive(Debug, Args)]
 struct DatabaseArgs {
-    /// The database: a SQLite file path (the embedded default; `serve` and `researcher add`
-    /// create it, the other commands need it to exist), or a PostgreSQL URL
-    /// (postgres://USER@HOST/DATABASE, or postgresql:///DATABASE?host=/run/postgresql) for
-    /// several `serve` nodes on one database; its schema is created and migrated at start.
-    /// On PostgreSQL privacy at rest is weaker: rows keep their order of arrival and the id
-    /// of the transaction that wrote them, and the WAL, its archives and replicas keep
-    /// history (docs/design.md, "PostgreSQL").
+    /// The database: a SQLite file path or a PostgreSQL URL (postgres://USER@HOST/DATABASE),
+    /// the one the server uses; `deniable --help` says more.
     #[arg(
         long,
         env = "DENIABLE_DB",
@@ -238,7 +243,7 @@ enum SurveyCommand {
     /// Create a draft survey from a JSON definition (the body `POST /api/surveys` takes):
     /// {"title": "...", "description": "...", "planned_respondents": 1000,
     ///  "requires_invitation": false,
-    ///  "questions": [{"text": "...", "epsilon": 1.0, "required": true}]}
+    ///  "questions": [{"text": "...", "epsilon": 1.0}]}
     /// A survey fixed in advance adds "target_responses": 2000 and/or
     /// "closes_at": "2027-01-31T23:59:00Z" (UTC): its estimates are blinded until that rule
     /// closes it, then its exact interval is primary. Without either it is watched live.
@@ -274,8 +279,9 @@ enum SurveyCommand {
 
 #[derive(Debug, Subcommand)]
 enum InvitationsCommand {
-    /// Create N single-use invitations and print them as CSV (invitation,link) for a mail
-    /// merge. The codes are printed only now; the database keeps their hashes.
+    /// Create N single-use invitations and print them as CSV (invitation,link,key_fingerprint)
+    /// for a mail merge: the code, the respondent's link, and the fingerprint of the survey
+    /// key every link pins. The codes are printed only now; the database keeps their hashes.
     Create {
         /// The survey's slug (it must have been created with "requires_invitation": true).
         #[arg(long)]
@@ -348,11 +354,21 @@ struct SimulateArgs {
     new_survey: bool,
     /// With --new-survey: the JSON definition of the survey to create (the body
     /// `POST /api/surveys` and `survey create --file` take).
-    #[arg(long, value_name = "FILE", group = "new_survey_source", requires = "new_survey")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        group = "new_survey_source",
+        requires = "new_survey"
+    )]
     definition: Option<PathBuf>,
     /// With --new-survey: copy the questions (and language, invitations, min_cell) of this
     /// open or closed survey into the new one; the original is not touched.
-    #[arg(long, value_name = "SLUG", group = "new_survey_source", requires = "new_survey")]
+    #[arg(
+        long,
+        value_name = "SLUG",
+        group = "new_survey_source",
+        requires = "new_survey"
+    )]
     from_survey: Option<String>,
     /// How many respondents to simulate.
     #[arg(long, default_value_t = 1000)]
@@ -688,9 +704,10 @@ async fn simulate_command(args: SimulateArgs) -> Result<(), Box<dyn std::error::
         (_, Some(path), _) => {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| format!("--definition: cannot read {}: {e}", path.display()))?;
-            SimulationTarget::NewSurvey(serde_json::from_str(&text).map_err(|e| {
-                format!("--definition: {} is not JSON: {e}", path.display())
-            })?)
+            SimulationTarget::NewSurvey(
+                serde_json::from_str(&text)
+                    .map_err(|e| format!("--definition: {} is not JSON: {e}", path.display()))?,
+            )
         }
         (_, None, Some(slug)) => SimulationTarget::CopyOf(slug.clone()),
         (Some(slug), None, None) => SimulationTarget::existing(slug)?,

@@ -824,15 +824,12 @@ pub async fn simulate(
             }
         })
         .buffer_unordered(plan.concurrency.max(1))
-        .fold(
-            (0usize, None),
-            |(count, first_error), stored| async move {
-                match stored {
-                    Ok(stored) => (count + usize::from(stored), first_error),
-                    Err(error) => (count, first_error.or(Some(error))),
-                }
-            },
-        )
+        .fold((0usize, None), |(count, first_error), stored| async move {
+            match stored {
+                Ok(stored) => (count + usize::from(stored), first_error),
+                Err(error) => (count, first_error.or(Some(error))),
+            }
+        })
         .await;
     if let Some(error) = error {
         progress.abandon();

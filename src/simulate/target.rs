@@ -109,8 +109,8 @@ async fn prepare(
     owner_post(client, base, token, &format!("{path}/open"), &json!({})).await?;
     let invitations = if definition["requires_invitation"] == true {
         let count = json!({ "count": plan.respondents });
-        let csv = owner_post_text(client, base, token, &format!("{path}/invitations"), &count)
-            .await?;
+        let csv =
+            owner_post_text(client, base, token, &format!("{path}/invitations"), &count).await?;
         Some(MailMerge::parse(&csv)?)
     } else {
         None
@@ -124,7 +124,11 @@ async fn prepare(
 
 /// A definition for a new survey with `slug`'s questions, read from its public definition
 /// (so the survey must be open or closed).
-async fn copy_of(client: &reqwest::Client, base: &str, slug: &str) -> Result<Value, SimulationError> {
+async fn copy_of(
+    client: &reqwest::Client,
+    base: &str,
+    slug: &str,
+) -> Result<Value, SimulationError> {
     let context = format!("--from-survey {slug}");
     let response = client
         .get(format!("{base}/api/surveys/{slug}"))
@@ -164,8 +168,13 @@ fn copied_definition(public: &Value) -> Value {
             }
             let mut copy = question.clone();
             if let Some(fields) = copy.as_object_mut() {
-                for public_only in ["id", "position", "truth_probability", "required", "randomized"]
-                {
+                for public_only in [
+                    "id",
+                    "position",
+                    "truth_probability",
+                    "required",
+                    "randomized",
+                ] {
                     fields.remove(public_only);
                 }
                 // Forced response and unrelated question imply their ε from their
@@ -238,8 +247,13 @@ mod tests {
 
     #[test]
     fn only_the_demo_is_an_existing_survey_simulate_writes_to() {
-        assert_eq!(SimulationTarget::existing("demo").unwrap(), SimulationTarget::Demo);
-        let refusal = SimulationTarget::existing("x7k2m9").unwrap_err().to_string();
+        assert_eq!(
+            SimulationTarget::existing("demo").unwrap(),
+            SimulationTarget::Demo
+        );
+        let refusal = SimulationTarget::existing("x7k2m9")
+            .unwrap_err()
+            .to_string();
         assert!(
             refusal.contains("--new-survey --from-survey x7k2m9"),
             "{refusal}"
