@@ -100,17 +100,23 @@ async fn prepare(
              DENIABLE_TOKEN)",
         )
     })?;
-    let created = owner_post(client, base, token, "/api/surveys", &definition).await?;
+    let created = owner_post(client, base, token, "/api/surveys", Some(&definition)).await?;
     let slug = created["slug"]
         .as_str()
         .ok_or_else(|| fail("cannot create the survey", "the answer has no slug"))?
         .to_owned();
     let path = format!("/api/surveys/{slug}");
-    owner_post(client, base, token, &format!("{path}/open"), &json!({})).await?;
+    owner_post(client, base, token, &format!("{path}/open"), None).await?;
     let invitations = if definition["requires_invitation"] == true {
         let count = json!({ "count": plan.respondents });
-        let csv =
-            owner_post_text(client, base, token, &format!("{path}/invitations"), &count).await?;
+        let csv = owner_post_text(
+            client,
+            base,
+            token,
+            &format!("{path}/invitations"),
+            Some(&count),
+        )
+        .await?;
         Some(MailMerge::parse(&csv)?)
     } else {
         None
@@ -207,7 +213,7 @@ async fn owner_post(
     base: &str,
     token: &str,
     path: &str,
-    body: &Value,
+    body: Option<&Value>,
 ) -> Result<Value, SimulationError> {
     let text = owner_post_text(client, base, token, path, body).await?;
     if text.trim().is_empty() {
@@ -221,12 +227,13 @@ async fn owner_post_text(
     base: &str,
     token: &str,
     path: &str,
-    body: &Value,
+    body: Option<&Value>,
 ) -> Result<String, SimulationError> {
-    let response = client
-        .post(format!("{base}{path}"))
-        .bearer_auth(token)
-        .json(body)
+    let mut request = client.post(format!("{base}{path}")).bearer_auth(token);
+    if let Some(body) = body {
+        request = request.json(body);
+    }
+    let response = request
         .send()
         .await
         .map_err(|e| unreachable(base, &format!("cannot POST {path}"), &e))?;
