@@ -188,9 +188,10 @@ async fn an_invalid_contact_or_language_is_refused_with_everything_typed_kept_an
     assert!(page.contains(">First, kept?</textarea>"));
 }
 
-/// The page's text between the ε input of the question with `id` and the next input.
-fn beside_epsilon_of(page: &str, id: i64) -> &str {
-    let input = format!("id=\"q{id}-epsilon\"");
+/// The page's text between the ε input of the question at `index` in the form (its inputs
+/// are `q{index}-…`) and the next input.
+fn beside_epsilon_of(page: &str, index: usize) -> &str {
+    let input = format!("id=\"q{index}-epsilon\"");
     let start = page.find(&input).expect("the question's ε input");
     let rest = &page[start..];
     let end = rest[input.len()..]
@@ -227,7 +228,7 @@ async fn a_refused_epsilon_is_one_plain_sentence_beside_its_field_in_the_researc
         let page = refused.text().await.unwrap();
         assert_eq!(page.matches(sentence).count(), 1, "{language}: {page}");
         assert!(
-            beside_epsilon_of(&page, ids[1]).contains(sentence),
+            beside_epsilon_of(&page, 1).contains(sentence),
             "{language}: under the ε input"
         );
         assert!(
