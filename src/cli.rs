@@ -18,20 +18,30 @@ use crate::domain::{
 use crate::error::AppError;
 use crate::http::{PublicUrl, Settings};
 use crate::serve;
-use crate::simulate::{simulate, MailMerge, SimulationPlan, Truth};
+use crate::simulate::{simulate_on, SimulationPlan, SimulationTarget, Truth};
 use crate::{accounts, invitations, verify};
 
 #[derive(Debug, Parser)]
 #[command(
     name = "deniable",
     version,
-    about = "Surveys on sensitive yes/no questions, randomized on the respondent's device",
+    about = "Surveys on sensitive questions (yes/no, choice, ordinal, number), randomized on \
+             the respondent's device",
     long_about = "Deniable serves surveys whose answers are randomized on each respondent's \
                   device before anything is sent, so the server only holds deniable reports; \
                   researchers get debiased estimates with confidence intervals.\n\n\
                   Without a subcommand, `deniable` serves (on 127.0.0.1:8080 with ./deniable.db \
                   unless told otherwise): `deniable --addr 0.0.0.0:8080` is \
-                  `deniable serve --addr 0.0.0.0:8080`.",
+                  `deniable serve --addr 0.0.0.0:8080`.\n\n\
+                  The database (--db, or DENIABLE_DB, for every command) is a SQLite file \
+                  path (the embedded default; `serve` and `researcher add` create it, the other \
+                  commands need it to exist), or a PostgreSQL URL \
+                  (postgres://USER@HOST/DATABASE, or \
+                  postgresql:///DATABASE?host=/run/postgresql) for several `serve` nodes on one \
+                  database; its schema is created and migrated at start. On PostgreSQL privacy \
+                  at rest is weaker: rows keep their order of arrival and the id of the \
+                  transaction that wrote them, and the WAL, its archives and replicas keep \
+                  history (docs/design.md, \"PostgreSQL\").",
     args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
@@ -111,13 +121,8 @@ struct VerifyArgs {
 
 #[derive(Debug, Args)]
 struct DatabaseArgs {
-    /// The database: a SQLite file path (the embedded default; `serve` and `researcher add`
-    /// create it, the other commands need it to exist), or a PostgreSQL URL
-    /// (postgres://USER@HOST/DATABASE, or postgresql:///DATABASE?host=/run/postgresql) for
-    /// several `serve` nodes on one database; its schema is created and migrated at start.
-    /// On PostgreSQL privacy at rest is weaker: rows keep their order of arrival and the id
-    /// of the transaction that wrote them, and the WAL, its archives and replicas keep
-    /// history (docs/design.md, "PostgreSQL").
+    /// The database: a SQLite file path or a PostgreSQL URL (postgres://USER@HOST/DATABASE),
+    /// the one the server uses; `deniable --help` says more.
     #[arg(
         long,
         env = "DENIABLE_DB",
@@ -238,7 +243,7 @@ enum SurveyCommand {
     /// Create a draft survey from a JSON definition (the body `POST /api/surveys` takes):
     /// {"title": "...", "description": "...", "planned_respondents": 1000,
     ///  "requires_invitation": false,
-    ///  "questions": [{"text": "...", "epsilon": 1.0, "required": true}]}
+    ///  "questions": [{"text": "...", "epsilon": 1.0}]}
     /// A survey fixed in advance adds "target_responses": 2000 and/or
     /// "closes_at": "2027-01-31T23:59:00Z" (UTC): its estimates are blinded until that rule
     /// closes it, then its exact interval is primary. Without either it is watched live.
@@ -274,8 +279,9 @@ enum SurveyCommand {
 
 #[derive(Debug, Subcommand)]
 enum InvitationsCommand {
-    /// Create N single-use invitations and print them as CSV (invitation,link) for a mail
-    /// merge. The codes are printed only now; the database keeps their hashes.
+    /// Create N single-use invitations and print them as CSV (invitation,link,key_fingerprint)
+    /// for a mail merge: the code, the respondent's link, and the fingerprint of the survey
+    /// key every link pins. The codes are printed only now; the database keeps their hashes.
     Create {
         /// The survey's slug (it must have been created with "requires_invitation": true).
         #[arg(long)]
@@ -313,11 +319,21 @@ level on 1..k, a number's mean) is printed with its truth, estimate and interval
 whether each covers the truth. Each interval holds for its own target at --confidence; for
 k targets at once, ask for 1 - (1 - confidence)/k (Bonferroni).
 
+WHERE THE RESPONSES GO: simulated responses cannot be told from real ones, and only deleting
+their survey removes them, so simulate answers only the demo survey (the default) or a new
+survey it creates and opens with --token: --new-survey --definition FILE, or
+--new-survey --from-survey SLUG for a copy of a survey's questions. Any other survey is
+refused before anything is sent. If an error stops a run, it says how many responses were
+stored, and in which survey. Question numbers (Q1, Q2, ...) are the form's, grouping
+questions included.
+
 Run the server with --submissions-per-minute 0: the devices all come from one address.
 
-Example, for a survey of a forced-response yes/no question, a choice of 4, an ordinal
-scale of 5 and a number from 0 to 30:
-  deniable simulate --survey SLUG --respondents 10000 --token TOKEN \\
+Examples: the demo survey's three yes/no questions; then a copy of survey SLUG with a
+forced-response yes/no question, a choice of 4, an ordinal scale of 5 and a number from 0
+to 30:
+  deniable simulate --respondents 1000 --truth 0.3,0.2,0.1
+  deniable simulate --new-survey --from-survey SLUG --respondents 10000 --token TOKEN \\
     --truth 0.3,0.4/0.3/0.2/0.1,0.1/0.2/0.3/0.25/0.15,0:0.3/5:0.4/30:0.3";
 
 #[derive(Debug, Args)]
@@ -326,9 +342,34 @@ struct SimulateArgs {
     /// Base URL of the running server.
     #[arg(long, default_value = "http://127.0.0.1:8080")]
     url: String,
-    /// The survey's slug.
-    #[arg(long, default_value = "demo")]
-    survey: String,
+    /// The survey to answer: only `demo`, the built-in demo survey. Simulated responses
+    /// cannot be told from real ones, so any other survey is refused: simulate on a copy of
+    /// its questions with --new-survey --from-survey SLUG.
+    #[arg(long, value_name = "demo", conflicts_with = "new_survey")]
+    survey: Option<String>,
+    /// Create a new survey, open it and simulate on it (needs --token): from a definition
+    /// file (--definition) or with a copy of an open or closed survey's questions
+    /// (--from-survey). If it requires invitations, one is created per respondent.
+    #[arg(long, requires = "new_survey_source")]
+    new_survey: bool,
+    /// With --new-survey: the JSON definition of the survey to create (the body
+    /// `POST /api/surveys` and `survey create --file` take).
+    #[arg(
+        long,
+        value_name = "FILE",
+        group = "new_survey_source",
+        requires = "new_survey"
+    )]
+    definition: Option<PathBuf>,
+    /// With --new-survey: copy the questions (and language, invitations, min_cell) of this
+    /// open or closed survey into the new one; the original is not touched.
+    #[arg(
+        long,
+        value_name = "SLUG",
+        group = "new_survey_source",
+        requires = "new_survey"
+    )]
+    from_survey: Option<String>,
     /// How many respondents to simulate.
     #[arg(long, default_value_t = 1000)]
     respondents: usize,
@@ -354,11 +395,6 @@ struct SimulateArgs {
     /// The survey owner's API token: with it, estimates are printed next to the truths.
     #[arg(long, env = "DENIABLE_TOKEN", hide_env_values = true)]
     token: Option<String>,
-    /// For a survey that requires invitations: the mail merge's CSV (`deniable invitations
-    /// create`), one invitation per respondent. Each device redeems its invitation for a
-    /// blind token, then answers with the token.
-    #[arg(long, value_name = "CSV")]
-    invitations: Option<PathBuf>,
 }
 
 /// Runs the parsed command line.
@@ -663,9 +699,23 @@ fn read_password() -> Result<String, AppError> {
 }
 
 async fn simulate_command(args: SimulateArgs) -> Result<(), Box<dyn std::error::Error>> {
+    // Refused before anything is sent: only the demo, or a survey created for this run.
+    let target = match (&args.survey, &args.definition, &args.from_survey) {
+        (_, Some(path), _) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("--definition: cannot read {}: {e}", path.display()))?;
+            SimulationTarget::NewSurvey(
+                serde_json::from_str(&text)
+                    .map_err(|e| format!("--definition: {} is not JSON: {e}", path.display()))?,
+            )
+        }
+        (_, None, Some(slug)) => SimulationTarget::CopyOf(slug.clone()),
+        (Some(slug), None, None) => SimulationTarget::existing(slug)?,
+        (None, None, None) => SimulationTarget::Demo,
+    };
     let plan = SimulationPlan {
         base_url: args.url,
-        survey: args.survey,
+        survey: String::new(),
         respondents: args.respondents,
         truths: args.truth,
         concurrency: args.concurrency,
@@ -673,20 +723,21 @@ async fn simulate_command(args: SimulateArgs) -> Result<(), Box<dyn std::error::
         reproducible: args.reproducible,
         confidence: args.confidence,
         token: args.token,
-        invitations: match &args.invitations {
-            Some(path) => Some(MailMerge::parse(&std::fs::read_to_string(path)?)?),
-            None => None,
-        },
+        invitations: None,
     };
     let progress = ProgressBar::new(plan.respondents as u64).with_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} respondents {per_sec} eta {eta}")
             .map_err(|e| e.to_string())?,
     );
     let started = Instant::now();
-    let outcome = simulate(&plan, &progress).await?;
+    let (slug, outcome) = simulate_on(&target, &plan, &progress).await?;
     let seconds = started.elapsed().as_secs_f64();
+    let place = match target {
+        SimulationTarget::Demo => "the demo survey".to_owned(),
+        _ => format!("survey {slug}, created and opened for this run"),
+    };
     println!(
-        "{} responses submitted in {seconds:.1} s ({:.0}/s)",
+        "{} responses submitted to {place} in {seconds:.1} s ({:.0}/s)",
         outcome.submitted,
         outcome.submitted as f64 / seconds
     );
@@ -723,10 +774,10 @@ async fn simulate_command(args: SimulateArgs) -> Result<(), Box<dyn std::error::
     } else {
         println!("Truths: this run's {} respondents.", outcome.submitted);
     }
-    for (index, question) in outcome.questions.iter().enumerate() {
+    for question in &outcome.questions {
         println!(
             "Q{} (id {}, {}, {}): {}",
-            index + 1,
+            question.number,
             question.id,
             question.question_type.as_str(),
             question.design.as_str(),

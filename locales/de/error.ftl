@@ -6,3 +6,7 @@ not-found-body = Unter dieser Adresse gibt es keine Umfrage. Prüfen Sie, ob der
 not-found-nothing-sent = Von dieser Seite wurde nichts gesendet.
 error-title = Etwas ist schiefgelaufen
 error-body = Der Server konnte diese Anfrage nicht bearbeiten (Fehler { $status }). Bitte versuchen Sie es später erneut.
+
+# The builder's refusals, beside the field they concern (the researcher's browser language).
+builder-epsilon-range = Die Privatsphäre-Stufe ε muss zwischen { $min } und { $max } liegen; Sie haben { $got } eingegeben.
+builder-text-length = Der Text der Frage muss zwischen { $min } und { $max } Zeichen haben; er hat { $count }.

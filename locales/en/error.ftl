@@ -9,3 +9,9 @@ not-found-nothing-sent = Nothing has been sent from this page.
 error-title = Something went wrong
 # $status: the HTTP status code, such as 500.
 error-body = The server could not handle this request (error { $status }). Please try again later.
+
+# The builder's refusals, beside the field they concern (the researcher's browser language).
+# $min, $max: the bounds, written with the language's decimal separator; $got: as typed.
+builder-epsilon-range = Privacy level ε must be between { $min } and { $max }; you entered { $got }.
+# $count: how many characters the text has.
+builder-text-length = The text of the question must have between { $min } and { $max } characters; it has { $count }.

@@ -6,3 +6,7 @@ not-found-body = No hay ninguna encuesta en esta dirección. Compruebe que el en
 not-found-nothing-sent = No se ha enviado nada desde esta página.
 error-title = Algo salió mal
 error-body = El servidor no pudo procesar esta solicitud (error { $status }). Inténtelo de nuevo más tarde.
+
+# The builder's refusals, beside the field they concern (the researcher's browser language).
+builder-epsilon-range = El nivel de privacidad ε debe estar entre { $min } y { $max }; ha escrito { $got }.
+builder-text-length = El texto de la pregunta debe tener entre { $min } y { $max } caracteres; tiene { $count }.

@@ -52,6 +52,13 @@ pub enum QuestionType {
 }
 
 impl QuestionType {
+    pub const ALL: [Self; 4] = [Self::YesNo, Self::Choice, Self::Ordinal, Self::Number];
+
+    /// The type named `name` as the API spells it (`yes_no`, …).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|kind| kind.as_str() == name)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Self::YesNo => "yes_no",
@@ -522,6 +529,22 @@ impl<'de> Deserialize<'de> for QuestionInput {
                 .map(Self::Grouping)
                 .map_err(D::Error::custom)
         } else {
+            if let Some(unknown) = value
+                .get("type")
+                .and_then(serde_json::Value::as_str)
+                .filter(|name| QuestionType::from_name(name).is_none())
+            {
+                // serde's own message would list the randomized types only.
+                let known: Vec<String> = QuestionType::ALL
+                    .iter()
+                    .map(|kind| format!("`{}`", kind.as_str()))
+                    .chain([format!("`{GROUPING_TYPE}`")])
+                    .collect();
+                return Err(D::Error::custom(format_args!(
+                    "unknown question type `{unknown}`, expected one of {}",
+                    known.join(", ")
+                )));
+            }
             serde_json::from_value(value)
                 .map(Self::Randomized)
                 .map_err(D::Error::custom)
@@ -663,6 +686,20 @@ mod tests {
 
     fn message(json: &str) -> String {
         parse(json).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn an_unknown_type_is_refused_with_every_type_a_question_may_have_grouping_included() {
+        let error = serde_json::from_str::<QuestionInput>(r#"{"text": "Q", "type": "essay"}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains(
+                "unknown question type `essay`, expected one of `yes_no`, `choice`, \
+                 `ordinal`, `number`, `grouping`"
+            ),
+            "{error}"
+        );
     }
 
     #[test]

@@ -184,9 +184,74 @@ async fn an_invalid_contact_or_language_is_refused_with_everything_typed_kept_an
     let refused = post_draft(&mut researcher, &slug, &form).await;
     assert_eq!(refused.status(), 400);
     let page = refused.text().await.unwrap();
-    assert!(page.contains("id=\"error-q1\""));
-    assert!(page.contains("epsilon must be between"));
+    assert!(page.contains("-epsilon-error\">Privacy level ε must be between"));
     assert!(page.contains(">First, kept?</textarea>"));
+}
+
+/// The page's text between the ε input of the question at `index` in the form (its inputs
+/// are `q{index}-…`) and the next input.
+fn beside_epsilon_of(page: &str, index: usize) -> &str {
+    let input = format!("id=\"q{index}-epsilon\"");
+    let start = page.find(&input).expect("the question's ε input");
+    let rest = &page[start..];
+    let end = rest[input.len()..]
+        .find("<input")
+        .map_or(rest.len(), |i| i + input.len());
+    &rest[..end]
+}
+
+#[tokio::test]
+async fn a_refused_epsilon_is_one_plain_sentence_beside_its_field_in_the_researchers_language() {
+    let app = spawn_app().await;
+    let mut researcher = signed_in(&app, "owner@example.org").await;
+    let (slug, ids) = two_question_draft(&mut researcher, &app).await;
+    let form = draft_form(&ids, &["First?", "Second?"], &["1", "50"], &[]);
+    for (language, sentence) in [
+        (
+            "en-GB,en;q=0.8",
+            "Privacy level ε must be between 0.01 and 20; you entered 50.",
+        ),
+        (
+            "de-DE,de;q=0.9",
+            "Die Privatsphäre-Stufe ε muss zwischen 0,01 und 20 liegen; Sie haben 50 eingegeben.",
+        ),
+    ] {
+        let csrf = researcher.csrf().await;
+        let mut fields: Vec<(&str, &str)> = vec![("csrf", csrf.as_str())];
+        fields.extend(form.iter().map(|(n, v)| (n.as_str(), v.as_str())));
+        let request = researcher
+            .request("POST", &format!("/surveys/{slug}/edit"))
+            .header("Accept-Language", language)
+            .form(&fields);
+        let refused = researcher.send(request).await;
+        assert_eq!(refused.status(), 400);
+        let page = refused.text().await.unwrap();
+        assert_eq!(page.matches(sentence).count(), 1, "{language}: {page}");
+        assert!(
+            beside_epsilon_of(&page, 1).contains(sentence),
+            "{language}: under the ε input"
+        );
+        assert!(
+            !page.contains("epsilon must be"),
+            "{language}: no field path"
+        );
+        assert!(page.contains("aria-invalid=\"true\""), "{language}");
+    }
+}
+
+#[tokio::test]
+async fn a_question_text_too_long_says_so_under_the_text() {
+    let app = spawn_app().await;
+    let mut researcher = signed_in(&app, "owner@example.org").await;
+    let (slug, ids) = two_question_draft(&mut researcher, &app).await;
+    let long = "x".repeat(1001);
+    let form = draft_form(&ids, &["First?", &long], &["1", "1"], &[]);
+    let refused = post_draft(&mut researcher, &slug, &form).await;
+    assert_eq!(refused.status(), 400);
+    let page = refused.text().await.unwrap();
+    let sentence = "The text of the question must have between 1 and 1000 characters; it has 1001.";
+    assert_eq!(page.matches(sentence).count(), 1, "{page}");
+    assert!(!page.contains(".text must have"), "{page}");
 }
 
 #[tokio::test]

@@ -268,6 +268,40 @@ async fn serve_options_work_without_the_word_serve() {
 }
 
 #[test]
+fn the_databases_long_explanation_is_in_the_main_help_once_and_in_no_subcommands() {
+    let help = |args: &[&str]| String::from_utf8(deniable(args, "").stdout).unwrap();
+    let paragraph = "On PostgreSQL privacy at rest is weaker";
+    assert_eq!(help(&["--help"]).matches(paragraph).count(), 1);
+    for subcommand in [
+        &["serve", "--help"][..],
+        &["researcher", "add", "--help"],
+        &["token", "create", "--help"],
+        &["survey", "create", "--help"],
+        &["survey", "open", "--help"],
+        &["survey", "close", "--help"],
+        &["invitations", "create", "--help"],
+        &["backup", "--help"],
+        &["restore", "--help"],
+    ] {
+        let text = help(subcommand);
+        assert!(!text.contains(paragraph), "{subcommand:?}: {text}");
+        assert!(
+            text.contains("a SQLite file path or a PostgreSQL URL"),
+            "{subcommand:?}: {text}"
+        );
+    }
+}
+
+#[test]
+fn invitations_help_names_the_three_columns_the_command_prints_and_survey_help_no_ignored_field() {
+    let help = |args: &[&str]| String::from_utf8(deniable(args, "").stdout).unwrap();
+    assert!(
+        help(&["invitations", "create", "--help"]).contains("(invitation,link,key_fingerprint)")
+    );
+    assert!(!help(&["survey", "create", "--help"]).contains("\"required\""));
+}
+
+#[test]
 fn an_epsilon_out_of_range_is_refused_in_one_sentence_naming_the_question() {
     let directory = tempfile::tempdir().unwrap();
     let db = directory.path().join("deniable.db");

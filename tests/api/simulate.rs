@@ -3,8 +3,10 @@
 
 use std::time::Instant;
 
-use crate::common::spawn_app;
-use deniable::simulate::{simulate, MailMerge, SimulationPlan, Truth};
+use crate::common::{spawn_app, spawn_app_with, test_settings};
+use deniable::simulate::{
+    simulate, simulate_on, MailMerge, SimulationPlan, SimulationTarget, Truth,
+};
 use indicatif::ProgressBar;
 use serde_json::{json, Value};
 
@@ -230,4 +232,149 @@ async fn an_invitation_survey_is_simulated_in_two_steps_one_invitation_per_devic
         .query_row("SELECT count(*) FROM redemptions", [], |row| row.get(0))
         .unwrap();
     assert_eq!(redeemed, 50, "one redemption per device");
+}
+
+/// A survey with a grouping question first and a yes/no question second, opened.
+async fn open_grouped(app: &crate::common::TestApp, token: &str) -> String {
+    let created = app
+        .create_survey(
+            token,
+            &json!({"title": "Sport", "min_cell": 5, "questions": [
+                {"type": "grouping", "text": "Which sport do you compete in?",
+                 "options": ["Rowing", "Judo"]},
+                {"text": "Have you doped?", "epsilon": 1.0},
+            ]}),
+        )
+        .await;
+    assert_eq!(created.status(), 201);
+    let slug = created.json::<Value>().await.unwrap()["slug"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    app.owner_post(token, &format!("/api/surveys/{slug}/open"))
+        .await;
+    slug
+}
+
+#[tokio::test]
+async fn the_command_refuses_an_existing_survey_other_than_the_demo_before_storing_anything() {
+    let app = spawn_app().await;
+    let (token, slug, _) = app.open_survey(&[1.0]).await;
+    let address = app.address.clone();
+    let refused = slug.clone();
+    let output = tokio::task::spawn_blocking(move || {
+        crate::cli::deniable(
+            &[
+                "simulate", "--url", &address, "--survey", &refused, "--truth", "0.3",
+            ],
+            "",
+        )
+    })
+    .await
+    .unwrap();
+    assert!(!output.status.success(), "{output:?}");
+    let error = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        error.contains(&format!("simulate does not write to survey {slug}"))
+            && error.contains(&format!("--new-survey --from-survey {slug}")),
+        "{error}"
+    );
+    assert_eq!(app.results(&token, &slug).await["responses"], 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_survey_from_a_definition_is_created_opened_and_simulated() {
+    let app = spawn_app().await;
+    let token = app.researcher_with_token("owner@example.org").await;
+    let definition = json!({"title": "Fresh", "questions": [
+        {"text": "Yes?", "epsilon": 2.0},
+    ]});
+    let plan = SimulationPlan {
+        token: Some(token.clone()),
+        ..plan(&app.address, "ignored", 40, vec![Truth::Yes(0.5)])
+    };
+    let (slug, outcome) = simulate_on(
+        &SimulationTarget::NewSurvey(definition),
+        &plan,
+        &ProgressBar::hidden(),
+    )
+    .await
+    .expect("the simulation runs");
+    assert_eq!(outcome.submitted, 40);
+    assert_ne!(slug, "demo");
+    let results = app.results(&token, &slug).await;
+    assert_eq!(results["title"], "Fresh");
+    assert_eq!(results["responses"], 40);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_copy_leaves_the_original_untouched_and_numbers_questions_as_the_form_does() {
+    let app = spawn_app().await;
+    let token = app.researcher_with_token("owner@example.org").await;
+    let original = open_grouped(&app, &token).await;
+    let plan = SimulationPlan {
+        token: Some(token.clone()),
+        ..plan(
+            &app.address,
+            "ignored",
+            20,
+            vec![Truth::Options(vec![0.5, 0.5]), Truth::Yes(0.3)],
+        )
+    };
+    let (copy, outcome) = simulate_on(
+        &SimulationTarget::CopyOf(original.clone()),
+        &plan,
+        &ProgressBar::hidden(),
+    )
+    .await
+    .expect("the simulation runs");
+    assert_ne!(copy, original);
+    assert_eq!(outcome.submitted, 20);
+    assert_eq!(
+        outcome.questions[0].number, 2,
+        "the yes/no question is the form's second, after the grouping question"
+    );
+    assert_eq!(app.results(&token, &original).await["responses"], 0);
+    assert_eq!(app.results(&token, &copy).await["responses"], 20);
+}
+
+#[tokio::test]
+async fn a_new_survey_without_the_owners_token_is_refused_before_anything_is_created() {
+    let app = spawn_app().await;
+    let error = simulate_on(
+        &SimulationTarget::NewSurvey(
+            json!({"title": "T", "questions": [{"text": "Q", "epsilon": 1}]}),
+        ),
+        &plan(&app.address, "ignored", 10, vec![Truth::Yes(0.5)]),
+        &ProgressBar::hidden(),
+    )
+    .await
+    .unwrap_err();
+    assert!(error.to_string().contains("--token"), "{error}");
+    assert_eq!(error.stored(), None, "nothing was sent");
+}
+
+#[tokio::test]
+async fn an_error_after_sending_says_how_many_responses_were_stored_and_where() {
+    let mut settings = test_settings();
+    settings.submissions_per_minute = std::num::NonZeroU32::new(12);
+    let app = spawn_app_with(settings).await;
+    let plan = SimulationPlan {
+        concurrency: 1,
+        ..plan(&app.address, "demo", 30, vec![Truth::Yes(0.5); 3])
+    };
+    let error = simulate_on(&SimulationTarget::Demo, &plan, &ProgressBar::hidden())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.stored(),
+        Some(12),
+        "the allowance, one device at a time"
+    );
+    let message = error.to_string();
+    assert!(message.contains("rate-limits submissions"), "{message}");
+    assert!(
+        message.contains("12 simulated responses were stored in the demo survey before this error"),
+        "{message}"
+    );
 }

@@ -57,7 +57,7 @@ async fn a_researcher_builds_a_draft_previews_it_opens_it_and_watches_results() 
         .text()
         .await
         .unwrap()
-        .contains("epsilon must be between"));
+        .contains("Privacy level ε must be between 0.01 and 20; you entered 50."));
 
     // Preview: the respondent's form, nothing can be sent.
     let preview = researcher

@@ -3,12 +3,13 @@
 //! reason beside it and everything typed kept.
 
 use actix_web::http::{header, StatusCode};
-use actix_web::{web, HttpResponse};
+use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use serde::Deserialize;
 
 use super::design::{DesignEditor, DesignForm, PLANNING_CONFIDENCE};
 use super::draft_form::{DraftAction, DraftChanges, Place, TypedDraft};
+use super::refusal::{plain_refusal, researcher_language, Field, PlainRefusal};
 use super::{html, owned_survey, see_other, CsrfForm, Nav, Page};
 use crate::db::queries;
 use crate::db::Database;
@@ -67,6 +68,8 @@ struct BuilderQuestion {
     editor: DesignEditor,
     /// Why the last save of this question was refused (its inputs are shown as typed).
     error: Option<String>,
+    /// A refusal of its text, in plain words, under the text.
+    text_error: Option<String>,
     first: bool,
     last: bool,
 }
@@ -76,6 +79,7 @@ struct NewQuestion {
     text: String,
     editor: DesignEditor,
     error: Option<String>,
+    text_error: Option<String>,
 }
 
 #[derive(Template)]
@@ -121,6 +125,8 @@ struct Refused<'a> {
     draft: &'a TypedDraft,
     place: Place,
     error: AppError,
+    /// The researcher's browser language, for the plain sentence beside a field.
+    language: Language,
 }
 
 /// The page's own fields: the survey's, or the refused form's as typed.
@@ -138,6 +144,28 @@ struct TypedFields {
     language: String,
     details_error: Option<String>,
     intro_error: Option<String>,
+}
+
+/// A question's refusal, once: in plain words beside its field when it concerns one,
+/// else its message at the top of the question.
+fn show_refusal(
+    plain: Option<PlainRefusal>,
+    message: Option<String>,
+    error: &mut Option<String>,
+    text_error: &mut Option<String>,
+    editor: &mut DesignEditor,
+) {
+    match plain {
+        Some(PlainRefusal {
+            field: Field::Text,
+            sentence,
+        }) => *text_error = Some(sentence),
+        Some(PlainRefusal {
+            field: Field::Epsilon,
+            sentence,
+        }) => editor.refuse_epsilon(sentence),
+        None => *error = message,
+    }
 }
 
 async fn builder_page(
@@ -159,6 +187,7 @@ async fn builder_page(
         text: String::new(),
         editor: DesignEditor::blank("new")?.named(),
         error: None,
+        text_error: None,
     };
     let mut questions = survey
         .questions
@@ -172,6 +201,7 @@ async fn builder_page(
                 options: question.design.options().unwrap_or_default().to_vec(),
                 editor: DesignEditor::of(String::new(), &question.design)?,
                 error: None,
+                text_error: None,
                 first: false,
                 last: false,
                 index: 0,
@@ -192,6 +222,7 @@ async fn builder_page(
                     DesignForm::of_grouping(&grouping.options),
                 )?,
                 error: None,
+                text_error: None,
                 first: false,
                 last: false,
                 index: 0,
@@ -237,6 +268,7 @@ async fn builder_page(
         draft,
         place,
         error,
+        language,
     }) = refused
     {
         typed = TypedFields {
@@ -275,13 +307,32 @@ async fn builder_page(
         match place {
             Place::Details => typed.details_error = message,
             Place::Intro => typed.intro_error = message,
-            Place::New => new_question.error = message,
+            Place::New => {
+                let plain = plain_refusal(&error, &draft.new_text, &draft.new_design, language);
+                show_refusal(
+                    plain,
+                    message,
+                    &mut new_question.error,
+                    &mut new_question.text_error,
+                    &mut new_question.editor,
+                );
+            }
             Place::Question(id) => {
+                let typed_question = draft.questions.iter().find(|typed| typed.id == id);
                 if let Some(question) = questions
                     .iter_mut()
                     .find(|question| question.id == id.get())
                 {
-                    question.error = message;
+                    let plain = typed_question.and_then(|typed| {
+                        plain_refusal(&error, &typed.text, &typed.design, language)
+                    });
+                    show_refusal(
+                        plain,
+                        message,
+                        &mut question.error,
+                        &mut question.text_error,
+                        &mut question.editor,
+                    );
                 } else {
                     typed.details_error = message;
                 }
@@ -353,6 +404,7 @@ pub async fn builder(
 /// A refusal shows the page again, 400, with everything as typed and the reason beside
 /// the part it concerns; nothing is saved then.
 pub async fn save_draft(
+    request: HttpRequest,
     db: web::Data<Database>,
     signed_in: SignedIn,
     slug: web::Path<String>,
@@ -369,6 +421,7 @@ pub async fn save_draft(
                 draft: &draft,
                 place,
                 error,
+                language: researcher_language(&request),
             };
             return builder_page(&db, &session, slug.as_str(), Some(refused)).await;
         }
@@ -459,6 +512,7 @@ pub async fn confirm_open(
                 options: Vec::new(),
                 editor: DesignEditor::of(format!("q{}", question.id.get()), &question.design)?,
                 error: None,
+                text_error: None,
                 first: false,
                 last: false,
                 index: 0,

@@ -486,6 +486,9 @@ pub struct DesignEditor {
     pub min_epsilon: f64,
     pub max_epsilon: f64,
     pub grouping_warning: &'static str,
+    /// Why the last save refused this ε, in plain words, shown under its input (then not
+    /// again in the figures).
+    pub epsilon_error: Option<String>,
 }
 
 impl DesignEditor {
@@ -500,7 +503,15 @@ impl DesignEditor {
             min_epsilon: PrivacyLevel::MIN_EPSILON,
             max_epsilon: PrivacyLevel::MAX_EPSILON,
             grouping_warning: GROUPING_WARNING,
+            epsilon_error: None,
         })
+    }
+
+    /// Shows `sentence` under the ε input, and leaves out the figures' own copy of the
+    /// refusal.
+    pub fn refuse_epsilon(&mut self, sentence: String) {
+        self.figures.refusal.clear();
+        self.epsilon_error = Some(sentence);
     }
 
     /// A saved question's design.

@@ -5,14 +5,18 @@
 //! the question's design (the crate's [`Mechanism::respond`], as many draws as the type
 //! takes), post only the reports (for a survey that requires invitations, first redeem one
 //! of the mail merge's invitations for a blind token and post it with them). It is the
-//! demo, the load generator, and an end-to-end
-//! check of the estimators: every question type, with truths fixed in advance, compared
-//! with the results' estimates and intervals.
+//! demo, the load generator, and an end-to-end check of the estimators: every question
+//! type, with truths fixed in advance, compared with the results' estimates and intervals.
+//!
+//! [`simulate`] answers whatever survey its plan names (the tests' load generator); the
+//! command goes through [`simulate_on`], which writes only to the demo survey or to a
+//! survey it creates ([`target`]).
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use futures_util::stream::{self, StreamExt, TryStreamExt};
+use futures_util::stream::{self, StreamExt};
 use indicatif::ProgressBar;
 use rand::seq::SliceRandom;
 use rand::{RngCore, SeedableRng};
@@ -20,9 +24,13 @@ use rand_chacha::ChaCha20Rng;
 use randomized_response::{submission_rng, Answer, SEED_BYTES};
 use serde::Deserialize;
 
+pub use target::{simulate_on, SimulationTarget};
+
 use crate::crypto::random_bytes;
 use crate::domain::{DesignFields, DesignName, QuestionDesign, QuestionType};
 use crate::results::{IntervalBounds, Intervals, SurveyResults};
+
+mod target;
 
 /// How far a list of shares may add up away from 1.
 const SHARES_TOLERANCE: f64 = 1e-6;
@@ -196,6 +204,9 @@ pub struct SimulationOutcome {
 #[derive(Debug, Clone)]
 pub struct SimulatedQuestion {
     pub id: i64,
+    /// Its number on the form (1, 2, …), counting grouping questions: "Q2" is the second
+    /// question the respondent sees.
+    pub number: usize,
     pub text: String,
     pub question_type: QuestionType,
     pub design: DesignName,
@@ -279,25 +290,69 @@ impl SimulationOutcome {
 }
 
 #[derive(Debug)]
-pub struct SimulationError(String);
+pub struct SimulationError {
+    message: String,
+    /// Once devices started sending: how many responses the server stored, and where
+    /// (e.g. "survey abc123"), so that nobody is left unaware of fake responses.
+    stored: Option<(usize, String)>,
+}
+
+impl SimulationError {
+    fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            stored: None,
+        }
+    }
+
+    /// How many responses were stored before the error, when devices had started sending.
+    pub fn stored(&self) -> Option<usize> {
+        self.stored.as_ref().map(|(count, _)| *count)
+    }
+
+    fn after_storing(mut self, count: usize, place: String) -> Self {
+        self.stored = Some((count, place));
+        self
+    }
+
+    /// Names the place the responses went to in words (e.g. "the demo survey").
+    fn stored_in(mut self, place: String) -> Self {
+        if let Some((_, old)) = &mut self.stored {
+            *old = place;
+        }
+        self
+    }
+}
 
 impl fmt::Display for SimulationError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)?;
+        if let Some((count, place)) = &self.stored {
+            let responses = if *count == 1 {
+                "response was"
+            } else {
+                "responses were"
+            };
+            write!(
+                f,
+                "\n{count} simulated {responses} stored in {place} before this error"
+            )?;
+        }
+        Ok(())
     }
 }
 
 impl std::error::Error for SimulationError {}
 
 fn fail(context: &str, cause: impl fmt::Display) -> SimulationError {
-    SimulationError(format!("{context}: {cause}"))
+    SimulationError::new(format!("{context}: {cause}"))
 }
 
 /// The server's base URL from `--url`, checked: http or https, a host, an optional port,
 /// nothing after it (the routes are at the root). The reason when it is not.
 fn base_url(text: &str) -> Result<String, SimulationError> {
     let refuse = |why: String| {
-        Err(SimulationError(format!(
+        Err(SimulationError::new(format!(
             "--url {text:?} is not a server's base URL: {why}; give one such as \
              http://127.0.0.1:8080"
         )))
@@ -345,13 +400,13 @@ fn unreachable(base: &str, what: &str, error: &reqwest::Error) -> SimulationErro
         } else {
             format!("cannot connect ({cause})")
         };
-        return SimulationError(format!(
+        return SimulationError::new(format!(
             "{why} — is the server running at {base}? Start it with `deniable serve`, or \
              give its address with --url"
         ));
     }
     if error.is_timeout() {
-        return SimulationError(format!("{what}: {base} did not answer in time"));
+        return SimulationError::new(format!("{what}: {base} did not answer in time"));
     }
     fail(what, error)
 }
@@ -427,6 +482,8 @@ struct DefinitionQuestion {
 /// A question of the definition, parsed as the server parses it.
 struct SurveyQuestion {
     id: i64,
+    /// Its number on the form, from 1, counting grouping questions.
+    number: usize,
     text: String,
     /// A grouping question's: a choice over its options (so its truths are assigned as a
     /// choice's), never used to randomize.
@@ -436,10 +493,15 @@ struct SurveyQuestion {
 }
 
 /// A question of the definition: a grouping question's options, or a randomized question.
-fn parse_question(question: &serde_json::Value) -> Result<SurveyQuestion, SimulationError> {
+/// `number` is its place on the form, from 1 (the definition lists the questions in the
+/// form's order, grouping questions included).
+fn parse_question(
+    number: usize,
+    question: &serde_json::Value,
+) -> Result<SurveyQuestion, SimulationError> {
     if question["type"] == crate::domain::GROUPING_TYPE {
         let id = question["id"].as_i64().unwrap_or_default();
-        let context = format!("grouping question {id} of the definition");
+        let context = format!("grouping question Q{number} of the definition");
         let options: Vec<String> =
             serde_json::from_value(question["options"].clone()).map_err(|e| fail(&context, e))?;
         let as_choice = DesignFields {
@@ -450,6 +512,7 @@ fn parse_question(question: &serde_json::Value) -> Result<SurveyQuestion, Simula
         };
         return Ok(SurveyQuestion {
             id,
+            number,
             text: question["text"].as_str().unwrap_or_default().to_owned(),
             design: QuestionDesign::parse(&context, &as_choice).map_err(|e| fail(&context, e))?,
             grouping: true,
@@ -457,11 +520,14 @@ fn parse_question(question: &serde_json::Value) -> Result<SurveyQuestion, Simula
     }
     let question: DefinitionQuestion = serde_json::from_value(question.clone())
         .map_err(|e| fail("unexpected survey definition", e))?;
-    parse_randomized(&question)
+    parse_randomized(number, &question)
 }
 
-fn parse_randomized(question: &DefinitionQuestion) -> Result<SurveyQuestion, SimulationError> {
-    let context = format!("question {} of the definition", question.id);
+fn parse_randomized(
+    number: usize,
+    question: &DefinitionQuestion,
+) -> Result<SurveyQuestion, SimulationError> {
+    let context = format!("question Q{number} of the definition");
     let derived = matches!(
         question.design.design,
         Some(DesignName::ForcedResponse | DesignName::UnrelatedQuestion)
@@ -483,6 +549,7 @@ fn parse_randomized(question: &DefinitionQuestion) -> Result<SurveyQuestion, Sim
     }
     Ok(SurveyQuestion {
         id: question.id,
+        number,
         text: question.text.clone(),
         design,
         grouping: false,
@@ -519,7 +586,7 @@ fn assign_question(
     rng: &mut ChaCha20Rng,
 ) -> Result<(Vec<Answer>, Vec<TrueTarget>), SimulationError> {
     let design = &question.design;
-    let context = format!("--truth of question {} ({})", question.id, question.text);
+    let context = format!("--truth of Q{} ({})", question.number, question.text);
     let n = respondents.max(1) as f64;
     let (mut column, targets) = match (design.question_type(), truth) {
         (QuestionType::YesNo, Truth::Yes(share)) => {
@@ -637,6 +704,7 @@ fn assign_truths(
         }
         simulated.push(SimulatedQuestion {
             id: question.id,
+            number: question.number,
             text: question.text.clone(),
             question_type: question.design.question_type(),
             design: question.design.design_name(),
@@ -691,7 +759,8 @@ pub async fn simulate(
     let questions = first
         .questions
         .iter()
-        .map(parse_question)
+        .enumerate()
+        .map(|(index, question)| parse_question(index + 1, question))
         .collect::<Result<Vec<_>, _>>()?;
     let (columns, simulated) =
         assign_truths(&questions, &plan.truths, plan.respondents, plan.seed)?;
@@ -718,7 +787,10 @@ pub async fn simulate(
     let redemptions_url = format!("{definition_url}/redemptions");
 
     progress.set_length(plan.respondents as u64);
-    let submitted = stream::iter(0..plan.respondents)
+    // After the first error no device starts, and those already sending finish, so that the
+    // count of stored responses is exact.
+    let stopped = AtomicBool::new(false);
+    let (submitted, error) = stream::iter(0..plan.respondents)
         .map(|respondent| {
             let (client, columns, questions) = (&client, &columns, &questions);
             let (definition_url, responses_url) = (&definition_url, &responses_url);
@@ -726,7 +798,11 @@ pub async fn simulate(
                 .as_ref()
                 .map(|key| (key, redemptions_url.as_str(), codes[respondent].as_str()));
             let seed = seeds.as_ref().map(|seeds| seeds[respondent]);
+            let stopped = &stopped;
             async move {
+                if stopped.load(Ordering::Relaxed) {
+                    return Ok(false);
+                }
                 let answers: Vec<Answer> =
                     columns.iter().map(|column| column[respondent]).collect();
                 let device = Device {
@@ -738,20 +814,35 @@ pub async fn simulate(
                     questions,
                     invitation,
                 };
-                device.respond(&answers, seed).await?;
-                progress.inc(1);
-                Ok::<_, SimulationError>(())
+                let stored = device.respond(&answers, seed).await;
+                if stored.is_err() {
+                    stopped.store(true, Ordering::Relaxed);
+                } else {
+                    progress.inc(1);
+                }
+                stored.map(|()| true)
             }
         })
         .buffer_unordered(plan.concurrency.max(1))
-        .try_fold(0usize, |count, ()| async move { Ok(count + 1) })
-        .await?;
+        .fold((0usize, None), |(count, first_error), stored| async move {
+            match stored {
+                Ok(stored) => (count + usize::from(stored), first_error),
+                Err(error) => (count, first_error.or(Some(error))),
+            }
+        })
+        .await;
+    if let Some(error) = error {
+        progress.abandon();
+        return Err(error.after_storing(submitted, format!("survey {}", plan.survey)));
+    }
     progress.finish();
 
     let results = match &plan.token {
-        Some(token) => {
-            Some(fetch_results(&client, base, &plan.survey, token, plan.confidence).await?)
-        }
+        Some(token) => Some(
+            fetch_results(&client, base, &plan.survey, token, plan.confidence)
+                .await
+                .map_err(|e| e.after_storing(submitted, format!("survey {}", plan.survey)))?,
+        ),
         None => None,
     };
     Ok(SimulationOutcome {
@@ -773,7 +864,7 @@ async fn fetch_definition(
         .await
         .map_err(|e| unreachable(base, "cannot fetch the survey", &e))?;
     if response.status() == reqwest::StatusCode::NOT_FOUND {
-        return Err(SimulationError(format!(
+        return Err(SimulationError::new(format!(
             "{base} has no open survey {survey:?} (404): check --survey, and open the survey \
              with `deniable survey open {survey}`"
         )));
@@ -977,6 +1068,7 @@ mod tests {
         let fields: DesignFields = serde_json::from_str(json).unwrap();
         SurveyQuestion {
             id,
+            number: id as usize,
             text: format!("Q{id}"),
             design: QuestionDesign::parse("q", &fields).unwrap(),
             grouping: false,
