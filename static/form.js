@@ -72,7 +72,11 @@
     mechanism: null,
   };
 
-  function say(text, isError) {
+  // The status line is a polite live region; `quietly` rewrites it without an announcement
+  // (see questionChanged), and any other message makes it speak again.
+  function say(text, isError, options) {
+    if (options && options.quietly) statusLine.setAttribute("aria-live", "off");
+    else statusLine.setAttribute("aria-live", "polite");
     statusLine.textContent = text;
     statusLine.classList.toggle("error", Boolean(isError));
   }
@@ -137,17 +141,43 @@
         // The true answers leave the page too (and the consent is asked again).
         if (input.type === "radio" || input.type === "checkbox") input.checked = false;
         else input.value = "";
+        if (input.dataset.sliderFor) setSliderUnset(input, true);
       }
       input.disabled = !enabled;
     });
   }
 
-  // A slider and its number box show the same value; the box alone counts as the answer,
-  // so an untouched slider answers nothing.
+  // A slider and its number box show the same value; the box alone counts as the answer.
+  // A range input always holds a value (its middle, untouched), so while the box is empty
+  // the slider is marked unset: its thumb hidden and "no value chosen yet" for assistive
+  // technology. The first pick on the slider (a drag, a click, even on its resting place,
+  // or a key) writes its value into the box, which then answers the question.
+  function setSliderUnset(slider, unset) {
+    slider.classList.toggle("unset", unset);
+    if (unset) slider.setAttribute("aria-valuetext", message("js-slider-unset"));
+    else slider.removeAttribute("aria-valuetext");
+  }
   document.querySelectorAll("input[data-slider-for]").forEach(function (slider) {
     const box = document.getElementById(slider.dataset.sliderFor);
-    slider.addEventListener("input", function () { box.value = slider.value; });
-    box.addEventListener("input", function () { if (box.value !== "") slider.value = box.value; });
+    function picked() {
+      if (slider.disabled) return;
+      box.value = slider.value;
+      setSliderUnset(slider, false);
+      questionChanged(box);
+    }
+    slider.addEventListener("input", picked);
+    slider.addEventListener("pointerup", picked);
+    slider.addEventListener("keyup", function (event) {
+      if (/^(Arrow|Page|Home|End)/.test(event.key)) picked();
+    });
+    box.addEventListener("input", function () {
+      if (box.value === "") {
+        setSliderUnset(slider, true);
+        return;
+      }
+      slider.value = box.value;
+      setSliderUnset(slider, false);
+    });
   });
 
   // "Please answer questions 1, 2 and 3" (the four languages separate all but the last
@@ -158,17 +188,30 @@
     return message("js-missing-many", { numbers: list });
   }
 
-  function markMissing(ids) {
+  // The questions a refused send marked: unanswered ones ("missing") or one whose number is
+  // out of its bounds ("number"). Each clears as soon as it is answered (or its number fits).
+  let marked = { reason: null, ids: [] };
+
+  function setMarked(fieldset, isMarked) {
+    fieldset.classList.toggle("missing", isMarked);
+    const note = document.getElementById("missing-" + fieldset.dataset.questionId);
+    if (note) note.hidden = !isMarked;
+    if (isMarked) {
+      fieldset.setAttribute("aria-invalid", "true");
+      if (note) fieldset.setAttribute("aria-describedby", note.id);
+    } else {
+      fieldset.removeAttribute("aria-invalid");
+      fieldset.removeAttribute("aria-describedby");
+    }
+  }
+
+  function markMissing(ids, reason) {
+    marked = { reason: ids.length > 0 ? reason || "missing" : null, ids: ids.slice() };
     let first = null;
     for (const question of pageQuestions()) {
       const missing = ids.includes(String(question.id));
-      question.fieldset.classList.toggle("missing", missing);
-      if (missing) {
-        question.fieldset.setAttribute("aria-invalid", "true");
-        if (!first) first = question.fieldset;
-      } else {
-        question.fieldset.removeAttribute("aria-invalid");
-      }
+      setMarked(question.fieldset, missing);
+      if (missing && !first) first = question.fieldset;
     }
     if (first) {
       const input = first.querySelector("input");
@@ -176,13 +219,53 @@
     }
   }
 
+  // An answer given after a refused send: its question's mark goes at once, and the summary
+  // is rewritten without it (or goes, when nothing is left). The rewrite is silent: the
+  // status line is a live region, and a screen reader announcing the shrinking list on
+  // every click would drown the answers being given; the next real status speaks again.
+  function questionChanged(input) {
+    const fieldset = input.closest("fieldset.question");
+    if (!fieldset || !marked.reason) return;
+    const id = fieldset.dataset.questionId;
+    if (!marked.ids.includes(id)) return;
+    const truth = chosenTruth(id);
+    if (truth === null || (marked.reason === "number" && truth === undefined)) return;
+    marked.ids = marked.ids.filter(function (other) { return other !== id; });
+    setMarked(fieldset, false);
+    const numbers = pageQuestions()
+      .filter(function (question) { return marked.ids.includes(String(question.id)); })
+      .map(function (question) { return question.number; });
+    if (numbers.length === 0) {
+      marked.reason = null;
+      say("", false, { quietly: true });
+    } else {
+      say(missingMessage(numbers), true, { quietly: true });
+    }
+  }
+  document.getElementById("survey-form").addEventListener("input", function (event) {
+    if (event.target.matches("fieldset.question input")) questionChanged(event.target);
+  });
+  document.getElementById("survey-form").addEventListener("change", function (event) {
+    if (event.target.matches("fieldset.question input")) questionChanged(event.target);
+  });
+
   // --- what this device remembers
   // The consent and its hint belong to answering: hidden while there is nothing to answer.
   function showConsent(visible) {
-    ["consent", "consent-hint"].forEach(function (id) {
-      const element = document.getElementById(id);
-      if (element) element.hidden = !visible;
-    });
+    const consent = document.getElementById("consent");
+    if (consent) consent.hidden = !visible;
+    showConsentHint(visible);
+  }
+
+  // "Sending is possible once you have ticked that you agree": only while it is not ticked.
+  // The send button is described by the hint only while it shows (a hidden element named
+  // by aria-describedby would still be read out).
+  function showConsentHint(visible) {
+    const hint = document.getElementById("consent-hint");
+    if (!hint) return;
+    hint.hidden = !visible || consentGiven();
+    if (hint.hidden) submitButton.removeAttribute("aria-describedby");
+    else submitButton.setAttribute("aria-describedby", hint.id);
   }
 
   // Already answered: the stored reports are shown instead of the questions, whose empty
@@ -213,6 +296,7 @@
     submitButton.hidden = false;
     showConsent(true);
     showQuestions(true);
+    markMissing([]);
     if (accepting) {
       setChoicesEnabled(true);
       enableSending();
@@ -335,7 +419,13 @@
   function updateSendButton() {
     submitButton.disabled = submitButton.hidden || !mechanismReady || !consentGiven();
   }
-  if (consentBox) consentBox.addEventListener("change", updateSendButton);
+  if (consentBox) {
+    consentBox.addEventListener("change", function () {
+      updateSendButton();
+      showConsentHint(!consentBox.disabled);
+      if (consentGiven() && statusLine.textContent === message("js-needs-consent")) say("");
+    });
+  }
 
   let submitting = false;
   async function submit() {
@@ -364,7 +454,7 @@
       for (const question of definition.questions) {
         const truth = chosenTruth(question.id);
         if (truth === undefined) {
-          markMissing([String(question.id)]);
+          markMissing([String(question.id)], "number");
           // The bounds as the page writes them ("0,5" in German).
           const fieldset = document.getElementById("question-" + question.id);
           const whole = question.min % 1 === 0 && question.max % 1 === 0;

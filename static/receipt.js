@@ -1,7 +1,8 @@
 // The receipt page (/s/{slug}/receipt): it works without JavaScript (the form posts to the
-// server). This script only keeps the form's storage honest after a withdrawal: when the
-// respondent withdraws, it notes the receipt's response id (computed here, by the
-// WebAssembly module, never sent) in sessionStorage; on the page that confirms the
+// server, and a withdrawal takes two steps there). This script only keeps the form's
+// storage honest after a withdrawal: when the respondent confirms one (the second step's
+// button, "confirm-withdraw"), it notes the receipt's response id (computed here, by the
+// WebAssembly module, never sent) in sessionStorage; on the page that reports the
 // withdrawal, a pending body of that response is dropped from localStorage, so the survey
 // form never re-sends a withdrawn response (the server would refuse it with 410 anyway).
 // Loaded after form-core.js.
@@ -73,7 +74,7 @@
   let resubmitting = false;
   form.addEventListener("submit", function (event) {
     const submitter = event.submitter;
-    if (resubmitting || !submitter || submitter.value !== "withdraw") return;
+    if (resubmitting || !submitter || submitter.value !== "confirm-withdraw") return;
     if (mechanism) {
       noteWithdrawal();
       return; // the native submission goes on

@@ -18,5 +18,11 @@ receipt-help = 43 Buchstaben, Ziffern, „-“ und „_“.
 receipt-view = Meine Meldungen ansehen
 receipt-withdraw = Meine Antwort zurückziehen
 back-to-survey = Zurück zur Umfrage
+
+withdraw-confirm-heading = Diese Antwort zurückziehen?
+withdraw-confirm-body = Das Zurückziehen lässt sich nicht rückgängig machen: Ihre Meldungen werden vom Server gelöscht, und mit dieser Quittung lassen sie sich nie wieder senden oder ansehen.
+withdraw-confirm-yes = Ja, endgültig zurückziehen
+withdraw-confirm-keep = Nein, meine Antwort behalten
+
 js-withdrawn-dropped = Dieser Browser versuchte noch, diese Meldungen zu senden; er hat sie verworfen und wird sie nicht erneut senden.
 js-withdrawn-remembered = Dieser Browser merkt sich, dass er diese Umfrage beantwortet hat, daher sendet sein Formular nicht erneut. Die Schaltfläche „Diese Umfrage auf diesem Gerät vergessen“ löscht auch das.

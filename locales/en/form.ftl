@@ -15,6 +15,7 @@ intro-contact = Questions about it: { $contact }.
 consent-heading = Information and consent
 consent-agree = I have read the information above and agree to take part.
 consent-hint = Sending is possible once you have ticked that you agree.
+question-missing = Not answered yet.
 
 privacy-heading = How your answers are protected
 privacy-coins =
@@ -130,6 +131,8 @@ js-cannot-load = Cannot load the survey (no answer or an error); nothing was sen
 js-not-open = This survey is not open; nothing was sent.
 js-needs-invitation = This survey needs your personal invitation link. Nothing was sent.
 js-needs-consent = Please tick that you agree to take part first. Nothing was sent.
+# aria-valuetext of a number question's slider while its box is empty.
+js-slider-unset = no value chosen yet
 js-needs-whole-number = Question { $number } needs a whole number from { $min } to { $max }. Nothing was sent.
 js-needs-number = Question { $number } needs a number from { $min } to { $max }. Nothing was sent.
 # $numbers: one question number.

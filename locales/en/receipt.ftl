@@ -36,6 +36,14 @@ receipt-view = View my reports
 receipt-withdraw = Withdraw my response
 back-to-survey = Back to the survey
 
+# The second step of a withdrawal: nothing is withdrawn until this is confirmed.
+withdraw-confirm-heading = Withdraw this response?
+withdraw-confirm-body =
+    Withdrawing cannot be undone: your reports are deleted from the server, and this
+    receipt can never send or show them again.
+withdraw-confirm-yes = Yes, withdraw it for good
+withdraw-confirm-keep = No, keep my response
+
 js-withdrawn-dropped =
     This browser was still trying to send these reports; it has dropped them and will not
     send them again.

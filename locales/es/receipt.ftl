@@ -18,5 +18,11 @@ receipt-help = 43 letras, dígitos, «-» y «_».
 receipt-view = Ver mis declaraciones
 receipt-withdraw = Retirar mi respuesta
 back-to-survey = Volver a la encuesta
+
+withdraw-confirm-heading = ¿Retirar esta respuesta?
+withdraw-confirm-body = La retirada no se puede deshacer: sus declaraciones se borran del servidor, y este recibo ya nunca podrá enviarlas ni mostrarlas.
+withdraw-confirm-yes = Sí, retirarla definitivamente
+withdraw-confirm-keep = No, conservar mi respuesta
+
 js-withdrawn-dropped = Este navegador aún intentaba enviar estas declaraciones; las ha descartado y no volverá a enviarlas.
 js-withdrawn-remembered = Este navegador recuerda que respondió esta encuesta, así que su formulario no volverá a enviar. Su botón «Olvidar esta encuesta en este dispositivo» también borra eso.

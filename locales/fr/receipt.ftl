@@ -18,5 +18,11 @@ receipt-help = 43 lettres, chiffres, « - » et « _ ».
 receipt-view = Voir mes déclarations
 receipt-withdraw = Retirer ma réponse
 back-to-survey = Retour à l'enquête
+
+withdraw-confirm-heading = Retirer cette réponse ?
+withdraw-confirm-body = Le retrait est définitif : vos déclarations sont supprimées du serveur, et ce reçu ne pourra plus jamais les envoyer ni les afficher.
+withdraw-confirm-yes = Oui, la retirer définitivement
+withdraw-confirm-keep = Non, garder ma réponse
+
 js-withdrawn-dropped = Ce navigateur essayait encore d'envoyer ces déclarations ; il les a abandonnées et ne les enverra plus.
 js-withdrawn-remembered = Ce navigateur se souvient d'avoir répondu à cette enquête ; son formulaire n'enverra donc plus rien. Son bouton « Oublier cette enquête sur cet appareil » efface aussi ce souvenir.

@@ -345,8 +345,21 @@ enum ReceiptOutcome {
         record: String,
         reports: Vec<ReceiptReport>,
     },
+    /// The second step of a withdrawal: nothing is withdrawn until the respondent confirms.
+    ConfirmWithdrawal {
+        /// The receipt just posted, posted again by the confirmation's button (the page is
+        /// `no-store`; the receipt never goes in an address).
+        receipt: String,
+    },
     Withdrawn,
     NotFound,
+}
+
+impl ReceiptOutcome {
+    /// The confirmation step replaces the page's form with its own.
+    fn asks_confirmation(&self) -> bool {
+        matches!(self, Self::ConfirmWithdrawal { .. })
+    }
 }
 
 struct ReceiptReport {
@@ -409,13 +422,28 @@ pub struct ReceiptForm {
     action: String,
 }
 
-/// What the receipt page's form asks for.
-#[derive(utoipa::ToSchema)]
-#[schema(rename_all = "lowercase")]
-#[allow(dead_code)] // a schema only: the form's `action` is matched as text
+/// What the receipt page's form asks for: `withdraw` only asks to confirm, and
+/// `confirm-withdraw` withdraws (a withdrawal cannot be undone, so it takes two steps).
+#[derive(utoipa::ToSchema, Clone, Copy, PartialEq, Eq, Debug)]
+#[schema(rename_all = "kebab-case")]
 enum ReceiptAction {
     View,
     Withdraw,
+    ConfirmWithdraw,
+}
+
+impl ReceiptAction {
+    fn parse(text: &str) -> Result<Self, AppError> {
+        match text {
+            "view" => Ok(Self::View),
+            "withdraw" => Ok(Self::Withdraw),
+            "confirm-withdraw" => Ok(Self::ConfirmWithdraw),
+            _ => Err(AppError::invalid(
+                "invalid_action",
+                "action must be view, withdraw or confirm-withdraw",
+            )),
+        }
+    }
 }
 
 /// POST /s/{slug}/receipt: the page's form (works without JavaScript). No CSRF token: the
@@ -427,8 +455,9 @@ enum ReceiptAction {
     params(SlugPath),
     request_body(content = ReceiptForm, content_type = "application/x-www-form-urlencoded"),
     responses(
-        (status = 200, description = "The page with the stored reports, the withdrawal \
-            done, or \"nothing is stored under this receipt\".", body = String,
+        (status = 200, description = "The page with the stored reports, the question \
+            whether to withdraw them (`withdraw`), the withdrawal done (`confirm-withdraw`), \
+            or \"nothing is stored under this receipt\".", body = String,
             content_type = "text/html; charset=utf-8"),
         (status = 400, description = "`invalid_form` (a field is missing) or \
             `invalid_action`.", body = ErrorBody),
@@ -447,32 +476,30 @@ pub async fn receipt_action(
     let on_page = |error: AppError| RespondentPageError { error, language };
     let slug = survey.slug.clone();
     // The action is checked first: a bad one is a 400 whatever the receipt.
-    let withdrawing = match form.action.as_str() {
-        "withdraw" => true,
-        "view" => false,
-        _ => {
-            return Err(on_page(AppError::invalid(
-                "invalid_action",
-                "action must be view or withdraw",
-            )))
-        }
-    };
+    let action = ReceiptAction::parse(&form.action).map_err(on_page)?;
     let Ok(receipt) = Receipt::parse(&form.receipt) else {
         return ReceiptPage::render_with(&survey, ReceiptOutcome::NotFound);
     };
     let record_id = receipt.response_id().record_id();
-    let outcome = if withdrawing {
-        match withdraw(&db, slug, &receipt).await {
+    let outcome = match action {
+        ReceiptAction::ConfirmWithdraw => match withdraw(&db, slug, &receipt).await {
             Ok(()) => ReceiptOutcome::Withdrawn,
             Err(AppError::NotFound(_)) => ReceiptOutcome::NotFound,
             Err(other) => return Err(on_page(other)),
-        }
-    } else {
-        match look_up(&db, slug, record_id).await {
+        },
+        // Asked only about a response that is there to withdraw.
+        ReceiptAction::Withdraw => match look_up(&db, slug, record_id).await {
+            Ok(_) => ReceiptOutcome::ConfirmWithdrawal {
+                receipt: receipt.expose().to_owned(),
+            },
+            Err(AppError::NotFound(_)) => ReceiptOutcome::NotFound,
+            Err(other) => return Err(on_page(other)),
+        },
+        ReceiptAction::View => match look_up(&db, slug, record_id).await {
             Ok((reports, groupings)) => found(&survey, record_id, &reports, &groupings),
             Err(AppError::NotFound(_)) => ReceiptOutcome::NotFound,
             Err(other) => return Err(on_page(other)),
-        }
+        },
     };
     ReceiptPage::render_with(&survey, outcome)
 }

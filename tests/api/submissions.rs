@@ -199,7 +199,7 @@ async fn a_withdrawn_response_stays_withdrawn_when_its_pending_body_or_export_ro
 }
 
 #[tokio::test]
-async fn the_receipt_page_shows_and_withdraws_a_response_without_javascript() {
+async fn the_receipt_page_shows_and_withdraws_after_a_confirmation_without_javascript() {
     let app = spawn_app().await;
     let (token, slug, ids) = app.open_survey(&[1.0]).await;
     let receipt = app.submit_ok(&slug, json!({ ids[0].to_string(): 1 })).await;
@@ -221,8 +221,24 @@ async fn the_receipt_page_shows_and_withdraws_a_response_without_javascript() {
     let viewed = post("view").await.unwrap().text().await.unwrap();
     assert!(viewed.contains("id=\"stored-reports\""));
     assert!(viewed.contains(&hex_sha256(&hex_sha256(&receipt))));
-    let withdrawn = post("withdraw").await.unwrap().text().await.unwrap();
+    // "Withdraw" only asks: the response stays until the second, explicit step.
+    let asked = post("withdraw").await.unwrap().text().await.unwrap();
+    assert!(asked.contains("id=\"confirm-withdrawal\""));
+    assert!(asked.contains("cannot be undone"));
+    assert!(asked.contains("value=\"confirm-withdraw\""));
+    assert_eq!(app.results(&token, &slug).await["questions"][0]["n"], 1);
+    assert_eq!(app.lookup(&slug, &receipt).await.status(), 200);
+    let withdrawn = post("confirm-withdraw")
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     assert!(withdrawn.contains("id=\"withdrawn\""));
+    // Asked about a receipt that names nothing: "nothing is stored", no question.
+    let asked_again = post("withdraw").await.unwrap().text().await.unwrap();
+    assert!(asked_again.contains("id=\"not-found\""));
+    assert!(!asked_again.contains("id=\"confirm-withdrawal\""));
     let again = post("view").await.unwrap().text().await.unwrap();
     assert!(again.contains("id=\"not-found\""));
     assert_eq!(app.results(&token, &slug).await["questions"][0]["n"], 0);

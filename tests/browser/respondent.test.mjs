@@ -658,6 +658,7 @@ describe('the respondent form in a real browser', () => {
       await receiptPage.goto(`${server.origin}/s/${slug}/receipt`);
       await receiptPage.locator('#receipt-input').fill(before.pending.receipt);
       await receiptPage.locator('button[name="action"][value="withdraw"]').click();
+      await receiptPage.locator('button[name="action"][value="confirm-withdraw"]').click();
       await receiptPage.locator('#withdrawn').waitFor();
       await receiptPage.locator('#withdrawn-device-note', { hasText: /dropped/ }).waitFor();
       assert.deepEqual(
@@ -676,6 +677,236 @@ describe('the respondent form in a real browser', () => {
       assert.equal((await storedState(page, slug)).pending, undefined);
       await receiptPage.close();
       assertNoProblems(log, { failedLoadsExpected: true });
+    });
+  });
+});
+
+describe('the form and receipt page states (issue 32)', () => {
+  /** A yes/no, a choice and a number question (ε = 20: the reports are the answers). */
+  function createMixedSurvey(extra = {}) {
+    return server.createOpenSurvey({
+      title: 'States of the form',
+      ...extra,
+      questions: [
+        { text: 'Have you ever cheated?', type: 'yes_no', epsilon: 20 },
+        { text: 'How often?', type: 'choice', options: ['Never', 'Rarely', 'Often'], epsilon: 20 },
+        { text: 'How many times last month?', type: 'number', min: 0, max: 30, epsilon: 20 },
+      ],
+    });
+  }
+
+  /** Each question's mark as the page shows it and tells assistive technology. */
+  function marks(page) {
+    return page.locator('fieldset.question').evaluateAll((fieldsets) =>
+      fieldsets.map((fieldset) => {
+        const note = document.getElementById(`missing-${fieldset.dataset.questionId}`);
+        return {
+          missing: fieldset.classList.contains('missing'),
+          invalid: fieldset.getAttribute('aria-invalid'),
+          describedBy: fieldset.getAttribute('aria-describedby'),
+          noteShown: !note.hidden,
+        };
+      }),
+    );
+  }
+  const MARKED = (id) => ({ missing: true, invalid: 'true', describedBy: `missing-${id}`, noteShown: true });
+  const CLEAR = { missing: false, invalid: null, describedBy: null, noteShown: false };
+
+  async function status(page) {
+    return page.locator('#form-status').evaluate((line) => ({
+      text: line.textContent,
+      error: line.classList.contains('error'),
+      live: line.getAttribute('aria-live'),
+    }));
+  }
+
+  test('a question\'s error clears as soon as it is answered, and the summary goes when nothing is missing', TIMEOUT, async () => {
+    const slug = await createMixedSurvey();
+    await withPage({}, async ({ page, log }) => {
+      await openForm(page, slug);
+      const [yesNo, choice, number] = await questionIds(page);
+      await page.locator('#submit-button').click();
+      await page.locator('#form-status.error').waitFor();
+      assert.deepEqual(await marks(page), [MARKED(yesNo), MARKED(choice), MARKED(number)]);
+      assert.deepEqual(await status(page), {
+        text: 'Please answer questions 1, 2 and 3: every question is randomized, so no answer can be held against you. Nothing was sent.',
+        error: true,
+        live: 'polite',
+      });
+
+      // Answered one by one: each mark goes at once, and the summary is rewritten silently
+      // (the live region is off while it shrinks, so a screen reader is not talked over).
+      await page.locator(`label[for="q${choice}-1"]`).click();
+      assert.deepEqual(await marks(page), [MARKED(yesNo), CLEAR, MARKED(number)]);
+      assert.deepEqual(await status(page), {
+        text: 'Please answer questions 1 and 3: every question is randomized, so no answer can be held against you. Nothing was sent.',
+        error: true,
+        live: 'off',
+      });
+      await page.locator(`#q${number}-number`).fill('0');
+      assert.deepEqual(await marks(page), [MARKED(yesNo), CLEAR, CLEAR], 'zero is an answer too');
+      assert.match((await status(page)).text, /^Please answer question 1: /);
+      await page.locator(`label[for="q${yesNo}-yes"]`).click();
+      assert.deepEqual(await marks(page), [CLEAR, CLEAR, CLEAR]);
+      assert.deepEqual(await status(page), { text: '', error: false, live: 'off' }, 'the summary is gone');
+
+      // The next status speaks again, and what was answered is sent.
+      const { body } = await submitAndWait(page, slug);
+      assert.deepEqual(body.answers, { [yesNo]: 1, [choice]: 1, [number]: 0 });
+      assert.equal(await page.locator('#form-status').getAttribute('aria-live'), 'polite');
+      assertNoProblems(log);
+    });
+  });
+
+  test('a number out of its bounds stays marked until it fits', TIMEOUT, async () => {
+    const slug = await createMixedSurvey();
+    await withPage({}, async ({ page, log }) => {
+      await openForm(page, slug);
+      const [yesNo, choice, number] = await questionIds(page);
+      await chooseWithMouse(page, [yesNo], [0]);
+      await page.locator(`label[for="q${choice}-0"]`).click();
+      await page.locator(`#q${number}-number`).fill('31');
+      await page.locator('#submit-button').click();
+      await page.locator('#form-status.error', { hasText: /from 0 to 30/ }).waitFor();
+      assert.deepEqual(await marks(page), [CLEAR, CLEAR, MARKED(number)]);
+      await page.locator(`#q${number}-number`).fill('32');
+      assert.deepEqual(await marks(page), [CLEAR, CLEAR, MARKED(number)], 'still out of bounds');
+      await page.locator(`#q${number}-number`).fill('30');
+      assert.deepEqual(await marks(page), [CLEAR, CLEAR, CLEAR]);
+      assert.equal((await status(page)).text, '');
+      assertNoProblems(log);
+    });
+  });
+
+  test('the consent hint shows only while the box is not ticked', TIMEOUT, async () => {
+    const slug = await createMixedSurvey({ consent: 'Taking part is voluntary.' });
+    await withPage({}, async ({ page, log }) => {
+      await page.goto(`${server.origin}/s/${slug}`);
+      await page.waitForLoadState('networkidle');
+      const hint = page.locator('#consent-hint');
+      const button = page.locator('#submit-button');
+      assert.ok(await hint.isVisible());
+      assert.equal(await button.getAttribute('aria-describedby'), 'consent-hint');
+      await page.locator('label[for="consent-checkbox"]').click();
+      assert.ok(await hint.isHidden(), 'ticked: the hint goes');
+      assert.equal(await button.getAttribute('aria-describedby'), null, 'and no longer describes the button');
+      await page.locator('#consent-checkbox').press('Space');
+      assert.ok(await hint.isVisible(), 'unticked: the hint is back');
+      assert.equal(await button.getAttribute('aria-describedby'), 'consent-hint');
+      assertNoProblems(log);
+    });
+  });
+
+  test('an empty number box shows no slider value and counts as unanswered; a value picked on the slider answers', TIMEOUT, async () => {
+    const slug = await createMixedSurvey();
+    await withPage({ viewport: { width: 390, height: 900 } }, async ({ page, log }) => {
+      await openForm(page, slug);
+      const [yesNo, choice, number] = await questionIds(page);
+      const box = page.locator(`#q${number}-number`);
+      const slider = page.locator(`#q${number}-slider`);
+      const sliderState = () =>
+        slider.evaluate((input) => ({
+          unset: input.classList.contains('unset'),
+          valueText: input.getAttribute('aria-valuetext'),
+          // getComputedStyle cannot read a slider's thumb: the rule that hides it must apply.
+          thumb: Array.from(document.styleSheets)
+            .flatMap((sheet) => Array.from(sheet.cssRules))
+            .some((rule) => /::-webkit-slider-thumb$/.test(rule.selectorText ?? '') &&
+              rule.style.visibility === 'hidden' &&
+              input.matches(rule.selectorText.replace('::-webkit-slider-thumb', '')))
+            ? 'hidden'
+            : 'visible',
+        }));
+      const UNSET = { unset: true, valueText: 'no value chosen yet', thumb: 'hidden' };
+      assert.deepEqual(await sliderState(), UNSET, 'the slider shows no value beside the empty box');
+
+      await chooseWithMouse(page, [yesNo], [1]);
+      await page.locator(`label[for="q${choice}-2"]`).click();
+      await page.locator('#submit-button').click();
+      await page.locator('#form-status.error', { hasText: /^Please answer question 3: / }).waitFor();
+      assert.deepEqual(await marks(page), [CLEAR, CLEAR, MARKED(number)], 'the empty box is unanswered');
+
+      // Typed, the slider follows; emptied, it is unset again (and still unanswered).
+      await box.fill('12');
+      assert.equal(await slider.inputValue(), '12');
+      assert.deepEqual(await sliderState(), { unset: false, valueText: null, thumb: 'visible' });
+      await box.fill('');
+      assert.deepEqual(await sliderState(), UNSET);
+      await page.locator('#submit-button').click();
+      await page.locator('#form-status.error', { hasText: /^Please answer question 3: / }).waitFor();
+
+      // A click on the slider's middle (where its unseen thumb rests) picks that value.
+      const track = await slider.boundingBox();
+      await page.mouse.click(track.x + track.width / 2, track.y + track.height / 2);
+      assert.equal(await box.inputValue(), '15');
+      assert.equal((await sliderState()).unset, false);
+      assert.deepEqual(await marks(page), [CLEAR, CLEAR, CLEAR]);
+      const { body } = await submitAndWait(page, slug);
+      assert.deepEqual(Object.keys(body.answers).sort(), [yesNo, choice, number].map(String).sort());
+      assert.ok([0, 1].includes(body.answers[number]), 'the slider\'s value was sent as a number\'s report');
+      assertNoProblems(log);
+    });
+  });
+
+  test('withdrawing asks to confirm, says it cannot be undone, and does nothing without the confirmation', TIMEOUT, async () => {
+    const slug = await createTopEpsilonSurvey(1);
+    const definition = await server.definition(slug);
+    const posted = await fetch(`${server.origin}/api/surveys/${slug}/responses`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ answers: { [definition.questions[0].id]: 1 } }),
+    });
+    assert.equal(posted.status, 201);
+    const { receipt } = await posted.json();
+    await withPage({}, async ({ page, log }) => {
+      await page.goto(`${server.origin}/s/${slug}/receipt`);
+      const view = page.locator('#receipt-form button[value="view"]');
+      const withdraw = page.locator('#receipt-form button[value="withdraw"]');
+      const looks = (button) =>
+        button.evaluate((element) => {
+          const style = getComputedStyle(element);
+          return { background: style.backgroundColor, color: style.color, border: style.borderColor };
+        });
+      assert.deepEqual(await looks(withdraw), { background: 'rgb(255, 255, 255)', color: 'rgb(138, 28, 28)', border: 'rgb(138, 28, 28)' },
+        'the withdrawal is drawn in the destructive colour');
+      assert.notDeepEqual(await looks(withdraw), await looks(view), '"Withdraw" does not look like "View my reports"');
+
+      await page.locator('#receipt-input').fill(receipt);
+      await withdraw.click();
+      const confirm = page.locator('#confirm-withdrawal');
+      await confirm.waitFor();
+      assert.match(await confirm.innerText(), /Withdraw this response\?/);
+      assert.match(await confirm.innerText(), /cannot be undone/);
+      assert.ok(await server.lookup(slug, receipt), 'asked, not withdrawn');
+
+      // "No, keep my response": the reports, still stored.
+      await page.locator('#confirm-withdrawal button[value="view"]').click();
+      await page.locator('#stored-reports').waitFor();
+      assert.ok(await server.lookup(slug, receipt), 'kept');
+
+      await page.locator('#receipt-input').fill(receipt);
+      await page.locator('#receipt-form button[value="withdraw"]').click();
+      await page.locator('#confirm-withdrawal button[value="confirm-withdraw"]').click();
+      await page.locator('#withdrawn').waitFor();
+      assert.equal(await server.lookup(slug, receipt), null, 'withdrawn once confirmed');
+      assertNoProblems(log);
+    });
+  });
+
+  test('the receipt box spans the form at 390 and 1280 px', TIMEOUT, async () => {
+    await withPage({}, async ({ page, log }) => {
+      for (const width of [390, 1280]) {
+        await page.setViewportSize({ width, height: 900 });
+        await page.goto(`${server.origin}/s/${DEMO}/receipt`);
+        const { box, content } = await page.locator('#receipt-form').evaluate((form) => {
+          const style = getComputedStyle(form);
+          const content = form.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+          return { box: document.getElementById('receipt-input').getBoundingClientRect().width, content };
+        });
+        assert.ok(box >= 0.9 * content, `${width} px: the receipt box is ${box} px of the form's ${content} px`);
+        assert.ok(box <= content + 0.5, `${width} px: and no wider`);
+      }
+      assertNoProblems(log);
     });
   });
 });

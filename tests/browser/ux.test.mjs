@@ -218,6 +218,13 @@ test('the respondent form in every state: screenshots, no overflow at 390 px, ax
   await page.locator('#receipt-form button[value="view"]').click();
   await page.waitForLoadState('load');
   await check(page, 'receipt-found');
+  // The withdrawal's second step, left with "keep".
+  await page.locator('#receipt-input').fill(receipt);
+  await page.locator('#receipt-form button[value="withdraw"]').click();
+  await page.locator('#confirm-withdrawal').waitFor();
+  await check(page, 'receipt-confirm');
+  await page.locator('#confirm-withdrawal button[value="view"]').click();
+  await page.locator('#stored-reports').waitFor();
 
   await page.goto(`${server.origin}/s/${consentSlug}`);
   await page.locator('#consent-checkbox').waitFor();
@@ -390,6 +397,66 @@ test('every workspace action by keyboard, each page audited and photographed', {
   await page.keyboard.press('Enter');
   await page.waitForURL('**/login');
 
+  assert.deepEqual(errors, [], 'no page error or dialog');
+  await context.close();
+});
+
+/**
+ * Words of each element matching `selector` that the layout broke across lines: a word whose
+ * characters' boxes sit on more than one line.
+ */
+function wordsBrokenInside(page, selector) {
+  return page.evaluate((selector) => {
+    const broken = [];
+    for (const element of document.querySelectorAll(selector)) {
+      const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        for (const match of node.textContent.matchAll(/\S+/g)) {
+          const tops = new Set();
+          for (let at = match.index; at < match.index + match[0].length; at += 1) {
+            const range = document.createRange();
+            range.setStart(node, at);
+            range.setEnd(node, at + 1);
+            const box = range.getBoundingClientRect();
+            if (box.width > 0) tops.add(Math.round(box.top));
+          }
+          if (tops.size > 1) broken.push(`${match[0]} (${tops.size} lines)`);
+        }
+      }
+    }
+    return broken;
+  }, selector);
+}
+
+test('on a phone the survey list wraps titles between words, never inside one', { timeout: 120_000 }, async () => {
+  assert.ok(signedIn, 'the workspace test signed the researcher up first');
+  const { context, page, errors } = await newPage({ width: 390 });
+  await page.goto(`${server.origin}/login`);
+  await page.locator('input[name="email"]').fill('researcher@example.org');
+  await page.locator('input[name="password"]').fill(PASSWORD);
+  await page.locator('input[name="password"]').press('Enter');
+  await page.waitForURL('**/surveys');
+  const titles = ['Student sport participation', 'Studentenvertretungswahlen und Hochschulsport im Wintersemester'];
+  for (const title of titles) {
+    await page.goto(`${server.origin}/surveys`);
+    await page.locator('#new-title').fill(title);
+    await page.locator('#new-question').fill('Have you ever cheated?');
+    await page.locator('#new-survey button[type="submit"]').click();
+    await page.waitForURL(/\/edit(#.*)?$/);
+  }
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.goto(`${server.origin}/surveys`);
+    const shown = await page.locator('.survey-list tbody th').allInnerTexts();
+    for (const title of titles) assert.ok(shown.includes(title), `${title} is listed`);
+    assert.deepEqual(await wordsBrokenInside(page, '.survey-list tbody th'), [], `${width} px: no title broken inside a word`);
+    // The long title does wrap (between words) on a phone: the check above had lines to look at.
+    const lines = await page.locator('.survey-list tbody th', { hasText: titles[1] }).evaluate((th) =>
+      Math.round(th.getBoundingClientRect().height / parseFloat(getComputedStyle(th).lineHeight)));
+    if (width === 390) assert.ok(lines >= 2, `the long title takes ${lines} lines at 390 px`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await check(page, 'surveys-list');
   assert.deepEqual(errors, [], 'no page error or dialog');
   await context.close();
 });
