@@ -1,6 +1,9 @@
 //! A survey's results: the crate's estimators applied to the stored report counts, one code
 //! path for every type (each target is the mean of a bounded per-record value).
 
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock, PoisonError};
+
 use randomized_response::{
     Bound, Bounds, Confidence, Design, PerRecordEstimator, Side, CONSISTENCY_ALPHA,
 };
@@ -16,7 +19,7 @@ pub const PLANNING_HALF_WIDTH: f64 = 0.05;
 
 /// Which interval a target's results lead with (docs/design.md, "Which interval is
 /// primary").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Primary {
     /// Valid at every n at once: a survey watched live (open and after closing), and one
@@ -272,6 +275,39 @@ pub const PLANNED_FRACTIONS: [f64; 2] = [0.05, 0.10];
 
 /// [`Planning`] for a design, sized for `interval`'s way of running at `confidence`.
 pub fn planning(
+    design: &QuestionDesign,
+    interval: Primary,
+    confidence: Confidence,
+) -> Result<Planning, AppError> {
+    // A pure function of its arguments whose searches cost far more than the rest of a
+    // question's results (several hundred interval evaluations): remembered, so that a live
+    // page polled every few seconds, or a test that reads the results at every count,
+    // computes it once per design and confidence.
+    type Key = (String, u64, Primary);
+    static REMEMBERED: OnceLock<Mutex<HashMap<Key, Planning>>> = OnceLock::new();
+    let key = (
+        format!("{design:?}"),
+        confidence.level().to_bits(),
+        interval,
+    );
+    let remembered = REMEMBERED.get_or_init(Default::default);
+    if let Some(planning) = remembered
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&key)
+    {
+        return Ok(*planning);
+    }
+    let planning = plan(design, interval, confidence)?;
+    let mut remembered = remembered.lock().unwrap_or_else(PoisonError::into_inner);
+    if remembered.len() >= 4096 {
+        remembered.clear();
+    }
+    remembered.insert(key, planning);
+    Ok(planning)
+}
+
+fn plan(
     design: &QuestionDesign,
     interval: Primary,
     confidence: Confidence,
