@@ -800,7 +800,10 @@ async fn simulate_command(args: SimulateArgs) -> Result<(), Box<dyn std::error::
                     } else {
                         "MISSES"
                     };
-                    format!("{name} [{:.4}, {:.4}] {verdict}", bounds.low, bounds.high)
+                    match bounds.range() {
+                        Some((low, high)) => format!("{name} [{low:.4}, {high:.4}] {verdict}"),
+                        None => format!("{name} empty {verdict}"),
+                    }
                 })
                 .collect();
             println!(

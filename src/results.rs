@@ -1,8 +1,11 @@
 //! A survey's results: the crate's estimators applied to the stored report counts, one code
 //! path for every type (each target is the mean of a bounded per-record value).
 
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock, PoisonError};
+
 use randomized_response::{
-    Bounds, Confidence, Design, PerRecordEstimator, Side, CONSISTENCY_ALPHA,
+    Bound, Bounds, Confidence, Design, PerRecordEstimator, Side, CONSISTENCY_ALPHA,
 };
 use serde::{Deserialize, Serialize};
 
@@ -16,7 +19,7 @@ pub const PLANNING_HALF_WIDTH: f64 = 0.05;
 
 /// Which interval a target's results lead with (docs/design.md, "Which interval is
 /// primary").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Primary {
     /// Valid at every n at once: a survey watched live (open and after closing), and one
@@ -55,10 +58,24 @@ impl Plan {
 pub fn survey_primary(survey: &Survey) -> Option<Primary> {
     if survey.is_blinded() || survey.results_withheld_until_close() {
         None
-    } else if Plan::of(survey) == Plan::WatchedLive || survey.unblinded_at.is_some() {
-        Some(Primary::Anytime)
     } else {
-        Some(Primary::Exact)
+        Some(planning_interval(survey))
+    }
+}
+
+/// The interval a survey's way of running leads with once its results show, and so the one
+/// its planner sizes: anytime when watched live (or unblinded early), exact when fixed in
+/// advance (docs/design.md, "Which interval is primary").
+pub fn planning_interval(survey: &Survey) -> Primary {
+    plan_interval(Plan::of(survey), survey.unblinded_at.is_some())
+}
+
+/// [`planning_interval`] from the way of running and whether the survey was unblinded early.
+pub fn plan_interval(plan: Plan, unblinded: bool) -> Primary {
+    if plan == Plan::WatchedLive || unblinded {
+        Primary::Anytime
+    } else {
+        Primary::Exact
     }
 }
 
@@ -231,6 +248,83 @@ pub struct QuestionResults {
     /// Respondents for a Chernoff half-width of 5 percentage points (yes/no; for choice
     /// and ordinal, on every option's share) or 5 % of the range (a number's mean).
     pub respondents_needed_for_5_percent: u64,
+    /// Respondents for the primary interval of the survey's way of running, with
+    /// Chernoff's guarantee beside it.
+    pub planning: Planning,
+}
+
+/// The planner of one question (docs/design.md, "Planner"): respondents for a half-width of
+/// 5 and of 10 percentage points of every share (5 % and 10 % of a number's range) by the
+/// interval the survey's way of running leads with, and by Chernoff's bound. The exact count
+/// sizes the interval at its widest (a report rate of ½); the anytime count is the smallest
+/// N whose interval, tuned for N planned respondents, is that narrow at N.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Planning {
+    /// `anytime` (watched live, or unblinded early) or `exact` (fixed in advance): the
+    /// interval the two counts below are for.
+    pub interval: Primary,
+    pub for_5_points: u64,
+    pub for_10_points: u64,
+    /// Hoeffding's guarantee, `N ≥ ln(2/β) W² / (2 α²)`: valid whatever the truth.
+    pub chernoff_for_5_points: u64,
+    pub chernoff_for_10_points: u64,
+}
+
+/// The half-widths the planner sizes for: ±5 and ±10 percentage points (or % of a range).
+pub const PLANNED_FRACTIONS: [f64; 2] = [0.05, 0.10];
+
+/// [`Planning`] for a design, sized for `interval`'s way of running at `confidence`.
+pub fn planning(
+    design: &QuestionDesign,
+    interval: Primary,
+    confidence: Confidence,
+) -> Result<Planning, AppError> {
+    // A pure function of its arguments whose searches cost far more than the rest of a
+    // question's results (several hundred interval evaluations): remembered, so that a live
+    // page polled every few seconds, or a test that reads the results at every count,
+    // computes it once per design and confidence.
+    type Key = (String, u64, Primary);
+    static REMEMBERED: OnceLock<Mutex<HashMap<Key, Planning>>> = OnceLock::new();
+    let key = (
+        format!("{design:?}"),
+        confidence.level().to_bits(),
+        interval,
+    );
+    let remembered = REMEMBERED.get_or_init(Default::default);
+    if let Some(planning) = remembered
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&key)
+    {
+        return Ok(*planning);
+    }
+    let planning = plan(design, interval, confidence)?;
+    let mut remembered = remembered.lock().unwrap_or_else(PoisonError::into_inner);
+    if remembered.len() >= 4096 {
+        remembered.clear();
+    }
+    remembered.insert(key, planning);
+    Ok(planning)
+}
+
+fn plan(
+    design: &QuestionDesign,
+    interval: Primary,
+    confidence: Confidence,
+) -> Result<Planning, AppError> {
+    let [five, ten] = PLANNED_FRACTIONS.map(|fraction| planned_sizes(design, fraction, confidence));
+    let (five, ten) = (five?, ten?);
+    let primary = |sizes: PlannedSizes| match interval {
+        Primary::Anytime => sizes.watched_live,
+        Primary::Exact | Primary::Chernoff => sizes.fixed_in_advance,
+    };
+    Ok(Planning {
+        interval,
+        for_5_points: primary(five),
+        for_10_points: primary(ten),
+        chernoff_for_5_points: five.chernoff,
+        chernoff_for_10_points: ten.chernoff,
+    })
 }
 
 /// One option of a choice or ordinal question.
@@ -300,16 +394,32 @@ pub struct Intervals {
     pub anytime: Option<IntervalBounds>,
 }
 
+/// One interval, within the target's range. When the interval as computed lies entirely
+/// outside that range it is empty: no value of the target is consistent with the reports at
+/// this confidence (fake responses or a faulty client are the usual causes), and `low` and
+/// `high` are null.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct IntervalBounds {
-    pub low: f64,
-    pub high: f64,
+    /// The lower end; null when `empty`.
+    pub low: Option<f64>,
+    /// The upper end; null when `empty`.
+    pub high: Option<f64>,
+    /// Half the width as computed, before intersecting with the target's range.
     pub half_width: f64,
+    /// The interval lies entirely outside the target's range.
+    pub empty: bool,
 }
 
 impl IntervalBounds {
+    /// Whether `value` lies in the interval (never when empty).
     pub fn contains(&self, value: f64) -> bool {
-        (self.low..=self.high).contains(&value)
+        self.range()
+            .is_some_and(|(low, high)| (low..=high).contains(&value))
+    }
+
+    /// `(low, high)`; `None` when empty.
+    pub fn range(&self) -> Option<(f64, f64)> {
+        self.low.zip(self.high)
     }
 }
 
@@ -324,16 +434,19 @@ impl Intervals {
     }
 }
 
-/// An interval's bounds, or none at all: never an object of nulls (a non-finite bound
-/// would serialize as null).
+/// An interval's bounds (or its emptiness), or none at all: never an object of nulls that
+/// hides a non-finite bound.
 pub(crate) fn finite(bounds: Bounds) -> Option<IntervalBounds> {
+    let range = bounds.range();
     let bounds = IntervalBounds {
-        low: bounds.low(),
-        high: bounds.high(),
+        low: range.map(|(low, _)| low),
+        high: range.map(|(_, high)| high),
         half_width: bounds.half_width(),
+        empty: range.is_none(),
     };
-    [bounds.low, bounds.high, bounds.half_width]
+    [bounds.low, bounds.high, Some(bounds.half_width)]
         .iter()
+        .flatten()
         .all(|value| value.is_finite())
         .then_some(bounds)
 }
@@ -367,12 +480,17 @@ pub struct OneSidedBounds {
     pub upper: OneSided,
 }
 
-/// One side's bound by each method (null without data; `exact` where there is none).
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, utoipa::ToSchema)]
+/// One side's bound by each method (null without data; `exact` where there is none; null
+/// too where the bound is empty, listed in `empty`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct OneSided {
     pub chernoff: Option<f64>,
     pub exact: Option<f64>,
     pub anytime: Option<f64>,
+    /// The methods whose bound is empty: an upper bound below the target's range (a lower
+    /// one above it), so that no value of the target is consistent with the reports at
+    /// this confidence. Usually none.
+    pub empty: Vec<Primary>,
 }
 
 /// The test of `H0: the share is null` (the `null` query parameter; shares only).
@@ -401,6 +519,8 @@ pub struct Summarizing {
     pub primary: Option<Primary>,
     /// The hypothesised share θ0 of `?null=`, tested for every share.
     pub null: Option<f64>,
+    /// The interval the planner sizes ([`planning_interval`]).
+    pub planning: Primary,
 }
 
 impl Summarizing {
@@ -410,6 +530,7 @@ impl Summarizing {
             planned_respondents: survey.planned_size(),
             primary: survey_primary(survey),
             null: None,
+            planning: planning_interval(survey),
         }
     }
 }
@@ -441,10 +562,22 @@ pub fn target(
         Ok(estimator
             .one_sided(counts, side, how.confidence, how.planned_respondents)
             .map_err(internal)?
-            .map_or_else(OneSided::default, |bound| OneSided {
-                chernoff: Some(bound.chernoff),
-                exact: bound.exact,
-                anytime: Some(bound.anytime),
+            .map_or_else(OneSided::default, |bound| {
+                let methods = [
+                    (Primary::Chernoff, Some(bound.chernoff)),
+                    (Primary::Exact, bound.exact),
+                    (Primary::Anytime, Some(bound.anytime)),
+                ];
+                OneSided {
+                    chernoff: bound.chernoff.value(),
+                    exact: bound.exact.and_then(Bound::value),
+                    anytime: bound.anytime.value(),
+                    empty: methods
+                        .into_iter()
+                        .filter(|(_, bound)| bound.is_some_and(Bound::is_empty))
+                        .map(|(method, _)| method)
+                        .collect(),
+                }
             }))
     };
     let bounds = summary
@@ -522,7 +655,8 @@ pub fn respondents_needed_within(
 }
 
 /// Respondents needed for a half-width of `fraction` of every target's range, by interval:
-/// what each way of running a survey leads with (docs/design.md, "Planner").
+/// what each way of running a survey leads with (docs/design.md, "Planner"; the counts are
+/// the crate's, module `planning`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct PlannedSizes {
     /// Hoeffding's guarantee (`N ≥ ln(2/β) W² / (2 α²)`): valid whatever the truth.
@@ -530,8 +664,8 @@ pub struct PlannedSizes {
     /// Fixed in advance: the exact interval at its widest (a report rate of ½), Chernoff's
     /// for a target without an exact interval (an ordinal mean). The target to set.
     pub fixed_in_advance: u64,
-    /// Watched live: the anytime interval (its width depends on n only), tuned for
-    /// `planned_respondents`.
+    /// Watched live: the anytime interval (its width depends on n only), tuned for as many
+    /// planned respondents as it asks for.
     pub watched_live: u64,
 }
 
@@ -546,8 +680,8 @@ impl PlannedSizes {
     }
 }
 
-/// [`PlannedSizes`] for a survey: the most any of its questions needs, each tuned for the
-/// survey's planned size (the builder's and the results page's planner).
+/// [`PlannedSizes`] for a survey: the most any of its questions needs (the builder's and
+/// the results page's planner).
 pub fn survey_planned_sizes(
     survey: &Survey,
     fraction: f64,
@@ -557,13 +691,7 @@ pub fn survey_planned_sizes(
         .questions
         .iter()
         .try_fold(PlannedSizes::default(), |sizes, question| {
-            let planned = planned_sizes(
-                &question.design,
-                fraction,
-                confidence,
-                survey.planned_size(),
-            )?;
-            Ok(sizes.most(planned))
+            Ok(sizes.most(planned_sizes(&question.design, fraction, confidence)?))
         })
 }
 
@@ -573,32 +701,27 @@ pub fn planned_sizes(
     design: &QuestionDesign,
     fraction: f64,
     confidence: Confidence,
-    planned_respondents: u64,
 ) -> Result<PlannedSizes, AppError> {
+    let internal = AppError::internal;
     let mut sizes = PlannedSizes::default();
+    let mut sized: Vec<(f64, f64)> = Vec::new();
     for (estimator, range) in planning_estimators(design)? {
+        // The options of a k-ary design share their range of values, and so their counts.
+        if sized.contains(&estimator.value_range()) {
+            continue;
+        }
+        sized.push(estimator.value_range());
         let half_width = fraction * range;
         let chernoff = estimator
             .respondents_needed(half_width, confidence)
-            .map_err(AppError::internal)?;
-        let exact = if estimator.is_two_valued() {
-            smallest_size(chernoff, |n| {
-                let counts = widest_counts(&estimator, n);
-                Ok(estimator
-                    .exact_interval(&counts, confidence)
-                    .map_err(AppError::internal)?
-                    .is_some_and(|b| b.half_width() <= half_width))
-            })?
-        } else {
-            chernoff
-        };
-        let anytime = smallest_size(chernoff, |n| {
-            let counts = widest_counts(&estimator, n);
-            Ok(estimator
-                .anytime_interval(&counts, confidence, planned_respondents)
-                .map_err(AppError::internal)?
-                .is_some_and(|b| b.half_width() <= half_width))
-        })?;
+            .map_err(internal)?;
+        let exact = estimator
+            .exact_respondents_needed(half_width, confidence)
+            .map_err(internal)?
+            .unwrap_or(chernoff);
+        let anytime = estimator
+            .anytime_respondents_needed(half_width, confidence)
+            .map_err(internal)?;
         sizes = sizes.most(PlannedSizes {
             chernoff,
             fixed_in_advance: exact,
@@ -606,55 +729,6 @@ pub fn planned_sizes(
         });
     }
     Ok(sizes)
-}
-
-/// Report counts of n reports that put a two-valued estimator's rate at ½ (where the exact
-/// interval is widest); for other estimators, n reports of the first kind (the anytime and
-/// Chernoff widths do not depend on the counts).
-fn widest_counts(estimator: &PerRecordEstimator, n: u64) -> Vec<u64> {
-    let values = estimator.values();
-    let mut counts = vec![0; values.len()];
-    let position = |better: fn(f64, f64) -> bool| {
-        (0..values.len())
-            .reduce(|kept, next| {
-                if better(values[next], values[kept]) {
-                    next
-                } else {
-                    kept
-                }
-            })
-            .unwrap_or(0)
-    };
-    let (high, low) = (position(|a, b| a > b), position(|a, b| a < b));
-    counts[high] += n / 2;
-    counts[low] += n - n / 2;
-    counts
-}
-
-/// The smallest n ≥ 1 for which `enough(n)` holds, searched by doubling from `guess` then
-/// bisection (the widths shrink as n grows); `u64::MAX` when even 2^40 is not enough.
-fn smallest_size(
-    guess: u64,
-    enough: impl Fn(u64) -> Result<bool, AppError>,
-) -> Result<u64, AppError> {
-    const CEILING: u64 = 1 << 40;
-    let mut high = guess.clamp(1, CEILING);
-    while !enough(high)? {
-        if high >= CEILING {
-            return Ok(u64::MAX);
-        }
-        high = (high * 2).min(CEILING);
-    }
-    let mut low = 0; // not enough (or nothing)
-    while high - low > 1 {
-        let middle = low + (high - low) / 2;
-        if enough(middle)? {
-            high = middle;
-        } else {
-            low = middle;
-        }
-    }
-    Ok(high)
 }
 
 /// The estimators the planner sizes for, each with its target's range width.
@@ -712,6 +786,7 @@ pub(crate) fn question_results(
         options: None,
         mean: None,
         respondents_needed_for_5_percent: respondents_needed(question, how.confidence)?,
+        planning: planning(design, how.planning, how.confidence)?,
     };
     if !blinded {
         let check = mechanism.consistency(&counts).map_err(AppError::internal)?;
@@ -945,7 +1020,7 @@ mod tests {
     fn the_planner_sizes_each_way_by_its_primary_interval_with_chernoffs_count_beside_it() {
         let confidence = Confidence::new(0.95).unwrap();
         // The issue's figure: Chernoff asks for 2 952 at ε = ln 3, ±5 %.
-        let sizes = planned_sizes(&mirrored(3f64.ln()), 0.05, confidence, 1_000).unwrap();
+        let sizes = planned_sizes(&mirrored(3f64.ln()), 0.05, confidence).unwrap();
         assert_eq!(sizes.chernoff, 2_952);
         // The exact interval is tighter than Chernoff at any n fixed in advance.
         assert!(sizes.fixed_in_advance < sizes.chernoff, "{sizes:?}");
@@ -966,10 +1041,10 @@ mod tests {
         assert!(width(sizes.fixed_in_advance) <= 0.05);
         assert!(width(sizes.fixed_in_advance - 1) > 0.05);
         for epsilon in [1.0, 3f64.ln(), 5.0] {
-            let sizes = planned_sizes(&mirrored(epsilon), 0.05, confidence, 1_000).unwrap();
+            let sizes = planned_sizes(&mirrored(epsilon), 0.05, confidence).unwrap();
             println!(
                 "ε = {epsilon:.3}, ±5 % at 95 %: fixed in advance (exact) {}, watched live \
-                 (anytime, tuned for 1 000) {}, Chernoff {}",
+                 (anytime, tuned for itself) {}, Chernoff {}",
                 sizes.fixed_in_advance, sizes.watched_live, sizes.chernoff
             );
         }

@@ -73,6 +73,8 @@
       setText(meaning, '[data-figure="observer"]', figures.observer);
       setText(meaning, '[data-figure="needed-5"]', figures.display.respondents_needed_5);
       setText(meaning, '[data-figure="needed-10"]', figures.display.respondents_needed_10);
+      setText(meaning, '[data-figure="chernoff-5"]', figures.display.chernoff_needed_5);
+      setText(meaning, '[data-figure="chernoff-10"]', figures.display.chernoff_needed_10);
       setText(meaning, '[data-figure="planner-target"]', figures.planner_target);
       meaning.dataset.epsilon = String(figures.epsilon);
     }
@@ -84,7 +86,7 @@
       ["summary", "observer", "planner-target"].forEach(function (name) {
         setText(meaning, '[data-figure="' + name + '"]', "");
       });
-      ["epsilon", "truth", "needed-5", "needed-10"].forEach(function (name) {
+      ["epsilon", "truth", "needed-5", "needed-10", "chernoff-5", "chernoff-10"].forEach(function (name) {
         setText(meaning, '[data-figure="' + name + '"]', "–");
       });
       meaning.dataset.epsilon = "";

@@ -15,7 +15,7 @@
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
 use randomized_response::{
-    Confidence, Design, Group, PerRecordEstimator, PrivacyLevel, Side, CONSISTENCY_ALPHA,
+    Bound, Confidence, Design, Group, PerRecordEstimator, PrivacyLevel, Side, CONSISTENCY_ALPHA,
 };
 
 fn level(epsilon: f64) -> PrivacyLevel {
@@ -57,12 +57,12 @@ fn widths() {
         ("Chernoff", chernoff),
         ("anytime", anytime),
     ] {
-        let width = bounds.high() - bounds.low();
+        let width = bounds.high().unwrap() - bounds.low().unwrap();
         println!(
             "   {name:<9}  {:.4}   {:.4}   {width:.4}   {:.3}",
-            bounds.low(),
-            bounds.high(),
-            width / (chernoff.high() - chernoff.low())
+            bounds.low().unwrap(),
+            bounds.high().unwrap(),
+            width / (chernoff.high().unwrap() - chernoff.low().unwrap())
         );
     }
     let estimate = summary.estimate;
@@ -74,9 +74,9 @@ fn widths() {
         println!(
             "   one-sided {side:?} bound (estimate {estimate:.4}): exact {:.4}, Chernoff {:.4}, \
              anytime {:.4}",
-            bounds.exact.unwrap(),
-            bounds.chernoff,
-            bounds.anytime
+            bounds.exact.and_then(Bound::value).unwrap(),
+            bounds.chernoff.value().unwrap(),
+            bounds.anytime.value().unwrap()
         );
     }
     println!("   Widths (exact / Chernoff / anytime) across ε and π at N = 1 000:");

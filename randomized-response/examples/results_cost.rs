@@ -16,7 +16,9 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use randomized_response::{Confidence, Design, Group, PerRecordEstimator, PrivacyLevel, Side};
+use randomized_response::{
+    Bound, Confidence, Design, Group, PerRecordEstimator, PrivacyLevel, Side,
+};
 
 const SIZES: [u64; 4] = [1_000, 100_000, 10_000_000, 1_000_000_000];
 
@@ -28,13 +30,14 @@ fn target(estimator: &PerRecordEstimator, counts: &[u64], null: f64) -> f64 {
         .summarize(counts, confidence, planned)
         .unwrap()
         .unwrap();
-    let mut checksum = summary.estimate + summary.exact.map_or(0.0, |exact| exact.low());
+    let mut checksum = summary.estimate + summary.exact.map_or(0.0, |exact| exact.low().unwrap());
     for side in [Side::Lower, Side::Upper] {
         let bound = estimator
             .one_sided(counts, side, confidence, planned)
             .unwrap()
             .unwrap();
-        checksum += bound.exact.unwrap_or(0.0) + bound.anytime;
+        checksum += bound.exact.and_then(Bound::value).unwrap_or(0.0)
+            + bound.anytime.value().unwrap_or(0.0);
     }
     checksum += estimator
         .anytime_p_value(counts, null, confidence, planned)

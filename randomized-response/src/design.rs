@@ -47,8 +47,11 @@ pub const MAX_OPTIONS: usize = 20;
 const MARGIN_SHIFT: u32 = 45;
 /// 2^64 as an integer wide enough to hold it.
 const ONE: u128 = 1 << 64;
-/// How far `answer_truthfully + forced_yes + forced_no` may be from 1 (decimal inputs).
+/// How far a prior's probabilities may add up away from 1 (decimal inputs).
 const SUM_TOLERANCE: f64 = 1e-9;
+/// `10^10`: R's `rr` rounds `p + p0 + p1` to 10 decimal places before comparing it with 1.
+/// (A literal and a comparison: `libm::pow` would add 3 KiB to the WebAssembly module.)
+const R_SUM_SCALE: f64 = 1e10;
 
 /// Which mechanism a [`Design`] is, with its parameters as requested.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -143,6 +146,18 @@ pub(crate) fn ln_ratio_upper(max: u64, min: u64) -> f64 {
         return 0.0;
     }
     next_up(next_up(libm::log(max as f64 / min as f64) + 2e-16))
+}
+
+/// Whether `sum` rounded to 10 decimal places is exactly 1, as R's `round(sum, 10) == 1`
+/// decides (R's `rr` refuses a forced-response design otherwise).
+///
+/// `sum · 10^10` is within an ulp of the exact product, so the rounding can differ from R's
+/// only for a sum within about 1e-16 of a half-way point `1 ± 5·10^-11`, never for a
+/// decimal input.
+fn rounds_to_one(sum: f64) -> bool {
+    // round(x) = 10^10, rounding half away from zero as R does for these values, exactly
+    // when x − 10^10 lies in [−½, ½) (the subtraction is exact so close to 10^10).
+    (-0.5..0.5).contains(&(sum * R_SUM_SCALE - R_SUM_SCALE))
 }
 
 fn check_probability(parameter: &'static str, value: f64) -> Result<f64, DesignError> {
@@ -249,7 +264,9 @@ impl Design {
     /// Blair, Imai & Zhou 2015) and
     /// `ε = max( ln((p + p1)/p1), ln((p + p0)/p0) )`.
     ///
-    /// The three must add up to 1 within 1e-9; the matrix uses p1 and p0 as given and
+    /// The three must add up to 1 when their sum is rounded to 10 decimal places, the check
+    /// R's `rr` makes (`round(p + p0 + p1, 10) == 1`), so that the codebook's R call accepts
+    /// every design this accepts; the matrix uses p1 and p0 as given and
     /// `1 − p0`, `1 − p1` on its diagonal. Refused: p1 = 0 or p0 = 0 (a report would prove
     /// the answer: ε = ∞), p = 1 (no randomization), p = 0 (reports independent of the
     /// truth), and an ε outside [0.01, 20].
@@ -262,7 +279,7 @@ impl Design {
         let yes = check_probability("forced_yes", forced_yes)?;
         let no = check_probability("forced_no", forced_no)?;
         let sum = truthfully + yes + no;
-        if libm::fabs(sum - 1.0) > SUM_TOLERANCE {
+        if !rounds_to_one(sum) {
             return Err(DesignError::ForcedResponseSum { sum });
         }
         if truthfully == 0.0 {

@@ -17,7 +17,8 @@ pub enum DesignError {
         /// Its value.
         value: f64,
     },
-    /// `answer_truthfully + forced_yes + forced_no` is not 1 (within 1e-9).
+    /// `answer_truthfully + forced_yes + forced_no`, rounded to 10 decimal places, is not 1
+    /// (R's `rr` refuses the design then).
     ForcedResponseSum {
         /// The sum.
         sum: f64,
@@ -121,7 +122,8 @@ impl fmt::Display for DesignError {
             ),
             Self::ForcedResponseSum { sum } => write!(
                 f,
-                "answer_truthfully, forced_yes and forced_no must add up to 1, got {sum}"
+                "answer_truthfully, forced_yes and forced_no must add up to 1 (to 10 decimal \
+                 places, as R's rr requires), but they add up to {sum}"
             ),
             Self::ReportProvesAnswer {
                 answer,

@@ -4,7 +4,7 @@
 //! Groups with no reports are ignored, and no reports at all gives `None`: never NaN.
 
 use crate::beta::{inverse_regularized_incomplete_beta, Rounding};
-use crate::{MechanismError, PrivacyLevel, Tally};
+use crate::{Interval, MechanismError, PrivacyLevel, Tally};
 
 /// A confidence level 1 − β, strictly between 0 and 1 (for example 0.95).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -36,50 +36,13 @@ impl Confidence {
     }
 }
 
-/// A confidence interval for the true "yes" proportion.
-///
-/// `low` and `high` are intersected with [0, 1]; `half_width` is half the width of the
-/// interval before that intersection: the precision the data give, comparable across
-/// methods and sample sizes.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Interval {
-    low: f64,
-    high: f64,
-    half_width: f64,
+/// `[low, high] ∩ [0, 1]`, empty when they do not meet (module `interval`).
+fn unit_interval(low: f64, high: f64) -> Interval {
+    Interval::within(low, high, 0.0, 1.0)
 }
 
-impl Interval {
-    fn from_unclipped(low: f64, high: f64) -> Self {
-        Self {
-            low: clip_to_unit(low),
-            high: clip_to_unit(high),
-            half_width: (high - low) / 2.0,
-        }
-    }
-
-    fn around(center: f64, half_width: f64) -> Self {
-        Self::from_unclipped(center - half_width, center + half_width)
-    }
-
-    /// The lower bound, in [0, 1].
-    pub fn low(self) -> f64 {
-        self.low
-    }
-
-    /// The upper bound, in [0, 1].
-    pub fn high(self) -> f64 {
-        self.high
-    }
-
-    /// Half the width before clipping to [0, 1].
-    pub fn half_width(self) -> f64 {
-        self.half_width
-    }
-
-    /// Whether `proportion` lies in [low, high].
-    pub fn contains(self, proportion: f64) -> bool {
-        self.low <= proportion && proportion <= self.high
-    }
+fn around(center: f64, half_width: f64) -> Interval {
+    unit_interval(center - half_width, center + half_width)
 }
 
 fn clip_to_unit(value: f64) -> f64 {
@@ -121,7 +84,8 @@ fn hoeffding_variance_term(groups: &[(PrivacyLevel, Tally)]) -> f64 {
         .sum()
 }
 
-/// The Chernoff (Hoeffding) interval: `[π̂ − h, π̂ + h] ∩ [0, 1]` with
+/// The Chernoff (Hoeffding) interval: `[π̂ − h, π̂ + h] ∩ [0, 1]` (empty when they do not
+/// meet) with
 /// `h = sqrt( ln(2/β)/2 · Σ_j n_j / r_j² ) / N`; with one ε, `h = sqrt(ln(2/β) / (2N)) / r`.
 ///
 /// Each z lies in an interval of width `1/r_j`, so Hoeffding's inequality (1963) gives
@@ -133,10 +97,7 @@ pub fn chernoff_interval(
     let estimate = unbiased_estimate(groups)?;
     let total = total_reports(groups) as f64;
     let radius_squared = libm::log(2.0 / confidence.beta()) / 2.0 * hoeffding_variance_term(groups);
-    Some(Interval::around(
-        estimate,
-        libm::sqrt(radius_squared) / total,
-    ))
+    Some(around(estimate, libm::sqrt(radius_squared) / total))
 }
 
 /// The exact interval (one ε): the Clopper–Pearson interval `[ζ_L, ζ_U]` for the
@@ -172,7 +133,7 @@ pub fn exact_interval(
         inverse_regularized_incomplete_beta(yes + 1.0, n - yes, 1.0 - tail, Rounding::Up)
     };
     let to_proportion = |rate: f64| (rate - level.lie_probability()) / level.signal();
-    Some(Interval::from_unclipped(
+    Some(unit_interval(
         to_proportion(rate_low),
         to_proportion(rate_high),
     ))
@@ -237,7 +198,7 @@ pub fn anytime_interval(
     let planned_intrinsic_time = planned_respondents.max(1) as f64 * intrinsic_time / total;
     let scale = anytime_mixture_scale(planned_intrinsic_time, confidence);
     let boundary = normal_mixture_boundary(intrinsic_time, scale, confidence);
-    Some(Interval::around(estimate, boundary / total))
+    Some(around(estimate, boundary / total))
 }
 
 /// The two-sided normal-mixture boundary on |Σz − Nθ| at intrinsic time V with mixture

@@ -25,7 +25,8 @@
 //! least `1 − β` both hold (Bonferroni), and then, when `L_d > 0`,
 //! `π(j | i) ∈ [max(L_n, 0)/U_d, min(U_n/L_d, 1)]`. When `L_d ≤ 0` the data do not exclude
 //! that nobody answered i, and the conditional proportion is left undefined (`None`: any
-//! value in [0, 1] is possible). The same construction with the anytime intervals at
+//! value in [0, 1] is possible); when either interval is empty, so is the conditional's
+//! (no value is consistent with the reports). The same construction with the anytime intervals at
 //! `1 − β/2` is valid at every N at once.
 
 use crate::per_record::Bounds;
@@ -64,7 +65,8 @@ pub struct ConditionalSummary {
     pub estimate: Option<f64>,
     /// The estimate clamped to [0, 1].
     pub estimate_clipped: Option<f64>,
-    /// From the two Chernoff intervals at `1 − β/2`; `None` when `L_d ≤ 0`.
+    /// From the two Chernoff intervals at `1 − β/2`; `None` when `L_d ≤ 0`, empty when
+    /// either interval is.
     pub chernoff: Option<Bounds>,
     /// From the two exact intervals at `1 − β/2`, when the cell's value is two-valued
     /// (never for a product of two randomized questions; kept for symmetry).
@@ -204,15 +206,30 @@ impl JointCell {
     }
 }
 
-/// `[max(L_n, 0)/U_d, min(U_n/L_d, 1)]` when `L_d > 0`.
+/// `[max(L_n, 0)/U_d, min(U_n/L_d, 1)]` when `L_d > 0`; empty when the numerator's or the
+/// denominator's interval is (no value of the cell or of the margin is consistent with the
+/// reports, so no ratio is; it is then computed from the intervals as computed).
 fn ratio(numerator: Option<Bounds>, denominator: Option<Bounds>) -> Option<Bounds> {
     let (numerator, denominator) = (numerator?, denominator?);
-    if denominator.low() <= 0.0 {
+    let (Some((top_low, top_high)), Some((bottom_low, bottom_high))) =
+        (numerator.range(), denominator.range())
+    else {
+        let ((top_low, top_high), (bottom_low, bottom_high)) =
+            (numerator.computed(), denominator.computed());
+        return Some(Bounds::empty(
+            top_low.max(0.0) / bottom_high,
+            top_high / bottom_low,
+        ));
+    };
+    if bottom_low <= 0.0 {
         return None;
     }
-    let low = numerator.low().max(0.0) / denominator.high();
-    let high = numerator.high() / denominator.low();
-    Some(Bounds::clipped(low, high, 0.0, 1.0))
+    Some(Bounds::within(
+        top_low.max(0.0) / bottom_high,
+        top_high / bottom_low,
+        0.0,
+        1.0,
+    ))
 }
 
 impl Conditional {

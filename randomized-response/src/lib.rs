@@ -84,6 +84,7 @@ pub mod design;
 mod design_error;
 mod error;
 mod estimate;
+mod interval;
 pub mod joint;
 mod level;
 mod mechanism;
@@ -101,8 +102,9 @@ pub use error::MechanismError;
 pub use estimate::{
     anytime_interval, anytime_mixture_scale, chernoff_interval, exact_interval, posterior_after_no,
     posterior_after_yes, respondents_needed, summarize, total_epsilon, unbiased_estimate,
-    Confidence, Interval, Summary,
+    Confidence, Summary,
 };
+pub use interval::{Bound, Interval};
 pub use level::PrivacyLevel;
 pub use sampler::{
     randomize_answers, randomize_submission, respond, submission_rng, unbiased_value, SEED_BYTES,

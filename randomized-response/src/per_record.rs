@@ -17,15 +17,17 @@
 //!   rounded outward.
 //!
 //! Intervals are intersected with the target's own range ([0, 1] for a share, [min, max]
-//! for a number's mean); `half_width` is half the width before that.
+//! for a number's mean), and are empty when they lie entirely outside it (see
+//! [`Interval`]); `half_width` is half the width before that.
 
 use crate::beta::{inverse_regularized_incomplete_beta, Rounding};
 use crate::estimate::normal_mixture_boundary;
-use crate::{anytime_mixture_scale, Confidence, DesignError, MAX_OPTIONS};
+use crate::{anytime_mixture_scale, Confidence, DesignError, Interval, MAX_OPTIONS};
 
 mod difference;
 mod hypothesis;
 mod one_sided;
+mod planning;
 
 pub use difference::{DifferenceSummary, Group};
 pub use one_sided::{OneSidedSummary, Side};
@@ -43,44 +45,9 @@ pub struct PerRecordEstimator {
     high_reports: Option<u32>,
 }
 
-/// A confidence interval for a target, within the target's range.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Bounds {
-    low: f64,
-    high: f64,
-    half_width: f64,
-}
-
-impl Bounds {
-    pub(crate) fn clipped(low: f64, high: f64, target_low: f64, target_high: f64) -> Self {
-        Self {
-            low: low.clamp(target_low, target_high),
-            high: high.clamp(target_low, target_high),
-            half_width: (high - low) / 2.0,
-        }
-    }
-
-    /// The lower bound, within the target's range.
-    pub fn low(self) -> f64 {
-        self.low
-    }
-
-    /// The upper bound, within the target's range.
-    pub fn high(self) -> f64 {
-        self.high
-    }
-
-    /// Half the width before intersecting with the target's range: the precision the data
-    /// give, comparable across methods and sample sizes.
-    pub fn half_width(self) -> f64 {
-        self.half_width
-    }
-
-    /// Whether `value` lies in [low, high].
-    pub fn contains(self, value: f64) -> bool {
-        self.low <= value && value <= self.high
-    }
-}
+/// A confidence interval for a target, within the target's range or empty (the crate's
+/// one [`Interval`]).
+pub type Bounds = Interval;
 
 /// Everything a results page shows for one target.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -282,7 +249,7 @@ impl PerRecordEstimator {
         let tail = confidence.beta() / 2.0;
         let low = self.target_at_rate(clopper_pearson(&counted, Side::Lower, tail), Side::Lower);
         let high = self.target_at_rate(clopper_pearson(&counted, Side::Upper, tail), Side::Upper);
-        Ok(Some(Bounds::clipped(
+        Ok(Some(Bounds::within(
             low,
             high,
             self.target_low,
@@ -339,7 +306,9 @@ impl PerRecordEstimator {
     }
 
     /// The planner: respondents needed for a Chernoff half-width `half_width` (in the
-    /// target's units), `N = ⌈ ln(2/β) W² / (2 α²) ⌉` (Hoeffding 1963, solved for N).
+    /// target's units), `N = ⌈ ln(2/β) W² / (2 α²) ⌉` (Hoeffding 1963, solved for N). The
+    /// exact and anytime intervals' counts are in module `planning`
+    /// ([`Self::exact_respondents_needed`], [`Self::anytime_respondents_needed`]).
     pub fn respondents_needed(
         &self,
         half_width: f64,
@@ -356,7 +325,7 @@ impl PerRecordEstimator {
     }
 
     fn around(&self, estimate: f64, half_width: f64) -> Bounds {
-        Bounds::clipped(
+        Bounds::within(
             estimate - half_width,
             estimate + half_width,
             self.target_low,

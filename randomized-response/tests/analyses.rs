@@ -3,8 +3,8 @@
 //! questions: tests/groups_and_joint.rs).
 
 use randomized_response::{
-    Confidence, Design, DesignError, Mechanism, NumberDesign, PerRecordEstimator, PrivacyLevel,
-    Side, CONSISTENCY_ALPHA,
+    Bound, Confidence, Design, DesignError, Mechanism, NumberDesign, PerRecordEstimator,
+    PrivacyLevel, Side, CONSISTENCY_ALPHA,
 };
 
 fn level(epsilon: f64) -> PrivacyLevel {
@@ -42,10 +42,14 @@ fn the_one_sided_chernoff_bound_puts_all_of_beta_on_one_side() {
     let upper = estimator
         .chernoff_bound(&counts, Side::Upper, ninety_five)
         .unwrap()
+        .unwrap()
+        .value()
         .unwrap();
     let lower = estimator
         .chernoff_bound(&counts, Side::Lower, ninety_five)
         .unwrap()
+        .unwrap()
+        .value()
         .unwrap();
     assert!(close(upper, estimate + margin, 1e-14));
     assert!(close(lower, estimate - margin, 1e-14));
@@ -54,14 +58,16 @@ fn the_one_sided_chernoff_bound_puts_all_of_beta_on_one_side() {
         .chernoff_interval(&counts, confidence(0.90))
         .unwrap()
         .unwrap();
-    assert!(close(ninety.high(), upper, 1e-14) && close(ninety.low(), lower, 1e-14));
+    assert!(
+        close(ninety.high().unwrap(), upper, 1e-14) && close(ninety.low().unwrap(), lower, 1e-14)
+    );
     // Clamped to the target's range at the extremes.
     let all_yes = [0, 10];
     let top = estimator.chernoff_bound(&all_yes, Side::Upper, ninety_five);
-    assert_eq!(top.unwrap(), Some(1.0));
+    assert_eq!(top.unwrap(), Some(Bound::Within(1.0)));
     let all_no = [10, 0];
     let bottom = estimator.chernoff_bound(&all_no, Side::Lower, ninety_five);
-    assert_eq!(bottom.unwrap(), Some(0.0));
+    assert_eq!(bottom.unwrap(), Some(Bound::Within(0.0)));
     assert_eq!(
         estimator.chernoff_bound(&[0, 0], Side::Upper, ninety_five),
         Ok(None)
@@ -77,30 +83,46 @@ fn the_one_sided_exact_bound_is_clopper_pearson_at_beta() {
     let beta = ninety_five.beta();
     // n_A = 0 of N: ζ_U = 1 − β^{1/N}; n_A = N: ζ_L = β^{1/N} (the closed forms of the beta
     // quantiles with a shape parameter of 1).
+    // Each within [0, 1]; an upper bound below 0 (a lower one above 1) is empty.
+    let within = |bound: f64, upper: bool| {
+        if (upper && bound < 0.0) || (!upper && bound > 1.0) {
+            None
+        } else {
+            Some(bound.clamp(0.0, 1.0))
+        }
+    };
     for n in [1_u64, 10, 100, 10_000] {
         let upper = estimator
             .exact_bound(&[n, 0], Side::Upper, ninety_five)
             .unwrap()
-            .unwrap();
-        let expected = (w_min + width * (1.0 - beta.powf(1.0 / n as f64))).clamp(0.0, 1.0);
-        assert!(
-            close(upper, expected, 1e-12),
-            "N = {n}: {upper} vs {expected}"
-        );
+            .unwrap()
+            .value();
+        let expected = within(w_min + width * (1.0 - beta.powf(1.0 / n as f64)), true);
+        assert_eq!(upper.is_some(), expected.is_some(), "N = {n}: {upper:?}");
+        if let (Some(upper), Some(expected)) = (upper, expected) {
+            assert!(
+                close(upper, expected, 1e-12),
+                "N = {n}: {upper} vs {expected}"
+            );
+        }
         let lower = estimator
             .exact_bound(&[0, n], Side::Lower, ninety_five)
             .unwrap()
-            .unwrap();
-        let expected = (w_min + width * beta.powf(1.0 / n as f64)).clamp(0.0, 1.0);
-        assert!(
-            close(lower, expected, 1e-12),
-            "N = {n}: {lower} vs {expected}"
-        );
+            .unwrap()
+            .value();
+        let expected = within(w_min + width * beta.powf(1.0 / n as f64), false);
+        assert_eq!(lower.is_some(), expected.is_some(), "N = {n}: {lower:?}");
+        if let (Some(lower), Some(expected)) = (lower, expected) {
+            assert!(
+                close(lower, expected, 1e-12),
+                "N = {n}: {lower} vs {expected}"
+            );
+        }
         // Beyond the data, the target's own ends.
         let top = estimator.exact_bound(&[0, n], Side::Upper, ninety_five);
-        assert_eq!(top.unwrap(), Some(1.0));
+        assert_eq!(top.unwrap(), Some(Bound::Within(1.0)));
         let bottom = estimator.exact_bound(&[n, 0], Side::Lower, ninety_five);
-        assert_eq!(bottom.unwrap(), Some(0.0));
+        assert_eq!(bottom.unwrap(), Some(Bound::Within(0.0)));
     }
     // In between, the ends of the two-sided interval at 2β.
     for yes in [3_u64, 40, 61, 97] {
@@ -111,8 +133,18 @@ fn the_one_sided_exact_bound_is_clopper_pearson_at_beta() {
             .unwrap();
         let upper = estimator.exact_bound(&counts, Side::Upper, ninety_five);
         let lower = estimator.exact_bound(&counts, Side::Lower, ninety_five);
-        assert!(close(upper.unwrap().unwrap(), ninety.high(), 1e-12));
-        assert!(close(lower.unwrap().unwrap(), ninety.low(), 1e-12));
+        // (At 3 yes the interval lies below 0, and the upper bound is empty with it.)
+        let (low, high) = ninety.computed();
+        for (bound, expected) in [(upper, within(high, true)), (lower, within(low, false))] {
+            let bound = bound.unwrap().unwrap().value();
+            assert_eq!(bound.is_some(), expected.is_some(), "{yes} yes: {bound:?}");
+            if let (Some(bound), Some(expected)) = (bound, expected) {
+                assert!(
+                    close(bound, expected, 1e-12),
+                    "{yes} yes: {bound} vs {expected}"
+                );
+            }
+        }
     }
     // No exact bound for a value of more than two values.
     let ordinal = Design::k_ary(3, level(1.0)).unwrap().mean_level_estimator();
@@ -167,10 +199,14 @@ fn the_one_sided_anytime_bound_is_the_half_normal_mixture_boundary() {
         let upper = estimator
             .anytime_bound(&counts, Side::Upper, chosen, planned)
             .unwrap()
+            .unwrap()
+            .value()
             .unwrap();
         let lower = estimator
             .anytime_bound(&counts, Side::Lower, chosen, planned)
             .unwrap()
+            .unwrap()
+            .value()
             .unwrap();
         assert!(close(upper, (estimate + margin).clamp(0.0, 1.0), 1e-9));
         assert!(close(lower, (estimate - margin).clamp(0.0, 1.0), 1e-9));
@@ -213,8 +249,10 @@ fn one_sided_summaries_carry_all_three_bounds() {
             .unwrap()
     );
     // The exact bound is the tightest at a fixed N, the anytime one the widest.
-    let exact = summary.exact.unwrap();
-    assert!(exact < summary.chernoff && summary.chernoff < summary.anytime);
+    let value = |bound: Bound| bound.value().unwrap();
+    let exact = value(summary.exact.unwrap());
+    let (chernoff, anytime) = (value(summary.chernoff), value(summary.anytime));
+    assert!(exact < chernoff && chernoff < anytime);
     assert_eq!(
         estimator.one_sided(&[0, 0], Side::Lower, chosen, 1_000),
         Ok(None)
@@ -398,4 +436,89 @@ fn every_design_type_has_a_consistency_e_value() {
         choice.report_floor(3),
         Err(DesignError::ReportOutOfRange { .. })
     ));
+}
+
+#[test]
+fn reports_the_design_cannot_produce_give_empty_intervals_that_agree_with_the_test() {
+    // Issue 32: mirrored ε = 0.5, 50 yes of 200. The design reports yes at least
+    // q = 1/(1 + e^0.5) ≈ 37.8 % of the time whatever the truth; 25 % lies so far below
+    // that every interval lies entirely below 0, so none is a point at 0.
+    let estimator = yes_share(&Design::mirrored(level(0.5)));
+    let counts = [150, 50];
+    let chosen = confidence(0.95);
+    let summary = estimator
+        .summarize(&counts, chosen, 1_000)
+        .unwrap()
+        .unwrap();
+    for interval in [summary.chernoff, summary.exact.unwrap(), summary.anytime] {
+        assert!(interval.is_empty(), "{interval:?}");
+        assert_eq!((interval.low(), interval.high()), (None, None));
+        assert!(!interval.contains(0.0));
+        let (_, computed_high) = interval.computed();
+        assert!(computed_high < 0.0, "{interval:?}");
+        assert!(interval.half_width() > 0.0);
+    }
+    // The test of θ0 = 0 says the same: p < β exactly when θ0 lies outside the anytime
+    // interval, and 0 does.
+    let p = estimator
+        .anytime_p_value(&counts, 0.0, chosen, 1_000)
+        .unwrap()
+        .unwrap();
+    assert!(p < chosen.beta(), "p = {p}");
+    // The one-sided upper bounds lie below 0 too ("at most" nothing in [0, 1]); the lower
+    // ones say nothing beyond the range's own end.
+    let upper = estimator
+        .one_sided(&counts, Side::Upper, chosen, 1_000)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (upper.chernoff, upper.exact, upper.anytime),
+        (Bound::Empty, Some(Bound::Empty), Bound::Empty)
+    );
+    let lower = estimator
+        .one_sided(&counts, Side::Lower, chosen, 1_000)
+        .unwrap()
+        .unwrap();
+    assert_eq!(lower.chernoff, Bound::Within(0.0));
+    // A difference against a group with consistent reports is empty as well.
+    let difference = estimator
+        .difference_chernoff_interval(&counts, &[100, 100], chosen)
+        .unwrap()
+        .unwrap();
+    assert!(
+        !difference.is_empty(),
+        "only the group's own interval is empty"
+    );
+    let combined = estimator
+        .difference_exact_interval(&counts, &[100, 100], chosen)
+        .unwrap()
+        .unwrap();
+    assert!(combined.is_empty(), "{combined:?}");
+}
+
+#[test]
+fn an_interval_touching_the_range_keeps_its_end_and_is_not_empty() {
+    // At the last count whose Chernoff interval still reaches 0 the interval is [0, h'],
+    // and at θ0 = 0 the anytime p-value is not below β while 0 is inside.
+    let estimator = yes_share(&Design::mirrored(level(0.5)));
+    let chosen = confidence(0.95);
+    for yes in 50..=120_u64 {
+        let counts = [200 - yes, yes];
+        let anytime = estimator
+            .anytime_interval(&counts, chosen, 1_000)
+            .unwrap()
+            .unwrap();
+        let p = estimator
+            .anytime_p_value(&counts, 0.0, chosen, 1_000)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            anytime.contains(0.0),
+            p >= chosen.beta(),
+            "{yes} yes: {anytime:?}, p = {p}"
+        );
+        if let Some((low, high)) = anytime.range() {
+            assert!((0.0..=high).contains(&low) && high <= 1.0);
+        }
+    }
 }

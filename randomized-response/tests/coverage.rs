@@ -46,8 +46,10 @@ fn covering_counts(
 ) -> std::ops::RangeInclusive<u64> {
     let at = |yes: u64| interval(Tally::new(respondents, yes).unwrap());
     // First y whose upper bound reaches π, then first y whose lower bound passes π.
-    let first = partition_point(respondents, |yes| at(yes).high() < proportion);
-    let past = partition_point(respondents, |yes| at(yes).low() <= proportion);
+    // (The interval as computed: it contains a proportion in [0, 1] exactly when the
+    // interval within [0, 1] does, and its ends grow with y even where that one is empty.)
+    let first = partition_point(respondents, |yes| at(yes).computed().1 < proportion);
+    let past = partition_point(respondents, |yes| at(yes).computed().0 <= proportion);
     if past == 0 || first >= past {
         // An empty range: nothing covers.
         #[allow(clippy::reversed_empty_ranges)]

@@ -100,8 +100,11 @@ impl Cell {
     /// `hint` (the bounds grow with the position, so the covering positions are a range).
     fn covering(&self, kind: Kind, n: u64, hint: Option<(u64, u64)>) -> (u64, u64) {
         let top = self.largest_step() * n;
-        let below = |position: u64| self.interval(kind, n, position).unwrap().high() < self.truth;
-        let reached = |position: u64| self.interval(kind, n, position).unwrap().low() <= self.truth;
+        // The interval as computed: it covers a truth in range exactly when the interval
+        // within the range does, and its ends grow with the position even where that is empty.
+        let computed = |position: u64| self.interval(kind, n, position).unwrap().computed();
+        let below = |position: u64| computed(position).1 < self.truth;
+        let reached = |position: u64| computed(position).0 <= self.truth;
         match hint {
             Some((first, past)) => (
                 first_false(top, first, below),

@@ -358,10 +358,12 @@ fn malformed_parameters_are_refused_with_clear_messages() {
         Design::forced_response(0.5, 0.25, 0.125)
             .unwrap_err()
             .to_string(),
-        "answer_truthfully, forced_yes and forced_no must add up to 1, got 0.875"
+        "answer_truthfully, forced_yes and forced_no must add up to 1 (to 10 decimal places, \
+         as R's rr requires), but they add up to 0.875"
     );
     // Decimal inputs that add up to 1 only up to rounding are accepted.
     assert!(Design::forced_response(0.7, 0.2, 0.1).is_ok());
+    assert!(Design::forced_response(0.67, 0.165, 0.165).is_ok());
     for bad in [f64::NAN, -0.1, 1.5, f64::INFINITY] {
         assert!(matches!(
             Design::forced_response(bad, 0.5, 0.5),
@@ -793,14 +795,13 @@ fn the_mirrored_design_gives_todays_estimates_and_intervals() {
         ];
         let ours = [summary.chernoff, summary.exact.unwrap(), summary.anytime];
         for (today, ours) in today.iter().zip(ours) {
+            let ((our_low, our_high), (today_low, today_high)) =
+                (ours.computed(), today.computed());
             assert!(
-                close(ours.low(), today.low(), 1e-11),
+                close(our_low, today_low, 1e-11) && close(our_high, today_high, 1e-11),
                 "{ours:?} vs {today:?}"
             );
-            assert!(
-                close(ours.high(), today.high(), 1e-11),
-                "{ours:?} vs {today:?}"
-            );
+            assert_eq!(ours.is_empty(), today.is_empty(), "{ours:?} vs {today:?}");
             assert!(close(ours.half_width(), today.half_width(), 1e-11));
         }
         // The width of the per-record value is 1/r.
@@ -832,7 +833,10 @@ fn intervals_have_their_closed_forms_for_an_option_of_a_choice() {
     let chernoff = 4.0 * (40.0_f64.ln() / 20.0).sqrt();
     assert!(close(summary.chernoff.half_width(), chernoff, 1e-12));
     assert_eq!(
-        (summary.chernoff.low(), summary.chernoff.high()),
+        (
+            summary.chernoff.low().unwrap(),
+            summary.chernoff.high().unwrap()
+        ),
         (0.0, 1.0)
     );
     // Clopper–Pearson for 5 of 10 at 95 %: [0.187086, 0.812914], mapped by 4(ζ − 1/4).
@@ -842,7 +846,7 @@ fn intervals_have_their_closed_forms_for_an_option_of_a_choice() {
         4.0 * (0.812_914 - 0.187_086) / 2.0,
         1e-5
     ));
-    assert_eq!(exact.low(), 0.0);
+    assert_eq!(exact.low().unwrap(), 0.0);
     assert_eq!(summary.estimate_clipped, 1.0);
     // Nothing reported: no estimate; wrong lengths: an error, not a guess.
     assert_eq!(estimator.summarize(&[0, 0, 0], confidence(), 100), Ok(None));
@@ -1091,12 +1095,30 @@ fn a_summary_clips_to_the_target_range_and_keeps_the_raw_estimate() {
     assert!(close(summary.estimate, -0.165 / 0.67, 1e-12));
     assert_eq!(summary.estimate_clipped, 0.0);
     for bounds in [summary.chernoff, summary.exact.unwrap(), summary.anytime] {
-        assert_eq!(bounds.low(), 0.0);
-        assert!(bounds.high() > 0.0 && bounds.high() <= 1.0);
+        assert_eq!(bounds.low().unwrap(), 0.0);
+        assert!(bounds.high().unwrap() > 0.0 && bounds.high().unwrap() <= 1.0);
         assert!(bounds.contains(0.0));
     }
     assert_eq!(
         MechanismError::EpsilonNotFinite.to_string(),
         DesignError::Epsilon(MechanismError::EpsilonNotFinite).to_string()
     );
+}
+
+#[test]
+fn forced_response_sums_are_accepted_exactly_when_r_rounds_them_to_one() {
+    // Issue 32: within 1e-9 of 1, but R's rr refuses unless round(p + p0 + p1, 10) == 1.
+    let refused = Design::forced_response(0.67, 0.165, 0.165_000_000_8).unwrap_err();
+    assert_eq!(
+        refused,
+        DesignError::ForcedResponseSum {
+            sum: 0.67 + 0.165 + 0.165_000_000_8
+        }
+    );
+    assert!(refused.to_string().contains("1.0000000008"), "{refused}");
+    // A sum that rounds to 1 at the tenth decimal place, as R's round(·, 10) sees it.
+    assert!(Design::forced_response(0.67, 0.165, 0.165_000_000_04).is_ok());
+    assert!(Design::forced_response(0.67, 0.165, 0.164_999_999_96).is_ok());
+    assert!(Design::forced_response(0.67, 0.165, 0.165_000_000_06).is_err());
+    assert!(Design::forced_response(0.67, 0.165, 0.164_999_999_94).is_err());
 }

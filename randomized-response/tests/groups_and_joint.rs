@@ -50,7 +50,7 @@ fn the_difference_intervals_are_their_formulas() {
     let half_width =
         estimator.value_width() * (40.0_f64.ln() / 2.0 * (1.0 / 100.0 + 1.0 / 300.0)).sqrt();
     assert!(close(chernoff.half_width(), half_width, 1e-14));
-    assert!(close(chernoff.low(), estimate - half_width, 1e-14));
+    assert!(close(chernoff.low().unwrap(), estimate - half_width, 1e-14));
     // Exact and anytime: each group at 1 − β/2, combined as [L_a − U_b, U_a − L_b].
     let each = confidence(0.975);
     let exact = estimator
@@ -61,8 +61,14 @@ fn the_difference_intervals_are_their_formulas() {
         estimator.exact_interval(&a, each).unwrap().unwrap(),
         estimator.exact_interval(&b, each).unwrap().unwrap(),
     );
-    assert_eq!(exact.low(), exact_a.low() - exact_b.high());
-    assert_eq!(exact.high(), exact_a.high() - exact_b.low());
+    assert_eq!(
+        exact.low().unwrap(),
+        exact_a.low().unwrap() - exact_b.high().unwrap()
+    );
+    assert_eq!(
+        exact.high().unwrap(),
+        exact_a.high().unwrap() - exact_b.low().unwrap()
+    );
     let anytime = estimator
         .difference_anytime_interval(group(&a, 200), group(&b, 500), chosen)
         .unwrap()
@@ -71,14 +77,26 @@ fn the_difference_intervals_are_their_formulas() {
         estimator.anytime_interval(&a, each, 200).unwrap().unwrap(),
         estimator.anytime_interval(&b, each, 500).unwrap().unwrap(),
     );
-    assert_eq!(anytime.low(), anytime_a.low() - anytime_b.high());
-    assert_eq!(anytime.high(), anytime_a.high() - anytime_b.low());
-    // The difference's range is [−1, 1]: all yes against all no.
+    assert_eq!(
+        anytime.low().unwrap(),
+        anytime_a.low().unwrap() - anytime_b.high().unwrap()
+    );
+    assert_eq!(
+        anytime.high().unwrap(),
+        anytime_a.high().unwrap() - anytime_b.low().unwrap()
+    );
+    // The difference's range is [−1, 1]: all yes against all no, in ten reports each.
     let extreme = estimator
+        .difference_chernoff_interval(&[0, 10], &[10, 0], chosen)
+        .unwrap()
+        .unwrap();
+    assert_eq!(extreme.high(), Some(1.0));
+    // In a thousand each, no difference in [−1, 1] is consistent with the reports.
+    let impossible = estimator
         .difference_chernoff_interval(&[0, 1000], &[1000, 0], chosen)
         .unwrap()
         .unwrap();
-    assert_eq!(extreme.high(), 1.0);
+    assert!(impossible.is_empty() && impossible.computed().0 > 1.0);
     assert_eq!(
         estimator.difference_chernoff_interval(&a, &[0, 0], chosen),
         Ok(None)
@@ -115,7 +133,7 @@ fn the_difference_tests_are_fisher_and_the_dual_of_the_anytime_interval() {
             .difference_anytime_interval(a, b, chosen)
             .unwrap()
             .unwrap();
-        let excludes = interval.low() > 0.0 || interval.high() < 0.0;
+        let excludes = !interval.contains(0.0);
         assert_eq!(p < chosen.beta(), excludes, "yes_a = {yes_a}: p = {p}");
         rejected += usize::from(excludes);
         let summary = estimator.difference(a, b, chosen).unwrap().unwrap();
@@ -275,7 +293,7 @@ fn conditional_proportions_are_ratio_bounds_at_beta_over_two() {
         .unwrap();
     assert!(close(summary.estimate.unwrap(), 0.8, 1e-9));
     for bounds in [summary.chernoff.unwrap(), summary.anytime.unwrap()] {
-        assert!(bounds.contains(0.8) && bounds.high() - bounds.low() < 1e-4);
+        assert!(bounds.contains(0.8) && bounds.high().unwrap() - bounds.low().unwrap() < 1e-4);
     }
     assert_eq!(summary.exact, None);
     // The ratio of the two intervals at 1 − β/2, by hand, on a small table.
@@ -302,11 +320,13 @@ fn conditional_proportions_are_ratio_bounds_at_beta_over_two() {
         .unwrap()
         .unwrap();
     let chernoff = summary.chernoff;
-    if denominator.low() > 0.0 {
+    if denominator.low().unwrap() > 0.0 {
         let bounds = chernoff.unwrap();
-        let low = numerator.low().max(0.0) / denominator.high();
-        let high = (numerator.high() / denominator.low()).min(1.0);
-        assert!(close(bounds.low(), low, 1e-15) && close(bounds.high(), high, 1e-15));
+        let low = numerator.low().unwrap().max(0.0) / denominator.high().unwrap();
+        let high = (numerator.high().unwrap() / denominator.low().unwrap()).min(1.0);
+        assert!(
+            close(bounds.low().unwrap(), low, 1e-15) && close(bounds.high().unwrap(), high, 1e-15)
+        );
     } else {
         assert_eq!(chernoff, None);
     }

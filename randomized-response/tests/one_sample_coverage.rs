@@ -20,7 +20,7 @@ use common::{counts_at, draw_answer, first_false, first_false_by_bisection, in_p
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use randomized_response::{
-    Confidence, Design, NumberDesign, PerRecordEstimator, PrivacyLevel, Side,
+    Bound, Confidence, Design, NumberDesign, PerRecordEstimator, PrivacyLevel, Side,
 };
 
 const CONFIDENCE: f64 = 0.95;
@@ -222,10 +222,17 @@ fn one_sided_band(
     side: Side,
     n: u64,
     hint: Option<(u64, u64)>,
-    bound: impl Fn(&[u64]) -> Option<f64>,
+    bound: impl Fn(&[u64]) -> Option<Bound>,
 ) -> (u64, u64) {
     let top = cell.top(n);
-    let at = |position: u64| cell.with_counts(n, position, |c| bound(c).unwrap());
+    // An empty bound (an upper one below the range, a lower one above it) covers nothing.
+    let beyond = match side {
+        Side::Upper => f64::NEG_INFINITY,
+        Side::Lower => f64::INFINITY,
+    };
+    let at = |position: u64| {
+        cell.with_counts(n, position, |c| bound(c).unwrap().value().unwrap_or(beyond))
+    };
     match side {
         Side::Upper => band(top, hint, |p| at(p) < cell.truth, |_| true),
         Side::Lower => band(top, hint, |_| false, |p| at(p) <= cell.truth),

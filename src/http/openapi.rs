@@ -307,4 +307,35 @@ mod tests {
         let document = serde_json::to_value(super::document()).unwrap();
         assert!(document["paths"]["/api/surveys/{slug}/redemptions"]["post"].is_object());
     }
+
+    /// Issue 32: an interval may be empty (its ends null), and every question plans for
+    /// the primary interval.
+    #[test]
+    fn intervals_may_be_empty_and_questions_carry_their_planning() {
+        let interval = &schema("IntervalBounds");
+        for end in ["low", "high"] {
+            let types = &interval["properties"][end]["type"];
+            assert!(
+                types.as_array().is_some_and(|t| t.contains(&"null".into())),
+                "{end}: {types}"
+            );
+        }
+        assert_eq!(interval["properties"]["empty"]["type"], "boolean");
+        let required = interval["required"].as_array().unwrap();
+        assert!(required.contains(&"empty".into()), "{required:?}");
+        let question = property_of("QuestionResults");
+        assert!(question("planning").is_object());
+        let planning = &schema("Planning")["properties"];
+        for field in [
+            "interval",
+            "for_5_points",
+            "for_10_points",
+            "chernoff_for_5_points",
+            "chernoff_for_10_points",
+        ] {
+            assert!(planning.get(field).is_some(), "{field}");
+        }
+        let one_sided = &schema("OneSided")["properties"];
+        assert_eq!(one_sided["empty"]["type"], "array");
+    }
 }

@@ -293,3 +293,128 @@ async fn the_results_page_shows_bounds_tests_and_a_warning_instead_of_a_contradi
         "{live}"
     );
 }
+
+#[tokio::test]
+async fn an_interval_wholly_outside_zero_to_one_is_empty_and_agrees_with_the_test() {
+    // Issue 32: mirrored ε = 0.5, 50 reported yes of 200. The design reports yes at least
+    // 37.8 % of the time whatever the truth, so every interval lies below 0: each is empty
+    // (never the point [0, 0]), and the anytime test of a share of 0 rejects it.
+    let app = spawn_app().await;
+    let token = app.researcher_with_token("owner@example.org").await;
+    let (slug, ids) = open(
+        &app,
+        &token,
+        json!({"title": "t", "questions": [{"text": "q", "epsilon": 0.5}]}),
+    )
+    .await;
+    for index in 0..200u16 {
+        app.submit_ok(&slug, json!({ ids[0].to_string(): u8::from(index < 50) }))
+            .await;
+    }
+    let results = get(&app, &token, &format!("/api/surveys/{slug}/results?null=0")).await;
+    let question = &results["questions"][0];
+    assert_eq!(question["n"], 200);
+    for kind in ["chernoff", "exact", "anytime"] {
+        let interval = &question["intervals"][kind];
+        assert_eq!(interval["low"], Value::Null, "{kind}: {interval}");
+        assert_eq!(interval["high"], Value::Null, "{kind}: {interval}");
+        assert_eq!(interval["empty"], true, "{kind}: {interval}");
+        assert!(interval["half_width"].as_f64().unwrap() > 0.0);
+        // The upper one-sided bound ("at most") lies below 0 as well.
+        assert!(question["bounds"]["upper"]["empty"]
+            .as_array()
+            .unwrap()
+            .contains(&json!(kind)));
+        assert_eq!(question["bounds"]["upper"][kind], Value::Null);
+    }
+    let test = &question["test"];
+    assert_eq!(test["test"], "anytime");
+    let p = test["p_value"].as_f64().unwrap();
+    assert!(
+        p < 0.05,
+        "the test rejects a share of 0 as the interval does: p = {p}"
+    );
+    // Honest reports keep their intervals, marked not empty.
+    let (other, other_ids) = open(
+        &app,
+        &token,
+        json!({"title": "t", "questions": [{"text": "q", "epsilon": 0.5}]}),
+    )
+    .await;
+    for index in 0..20u8 {
+        app.submit_ok(&other, json!({ other_ids[0].to_string(): index % 2 }))
+            .await;
+    }
+    let honest = get(&app, &token, &format!("/api/surveys/{other}/results")).await;
+    let anytime = &honest["questions"][0]["intervals"]["anytime"];
+    assert_eq!(anytime["empty"], false, "{anytime}");
+    assert!(anytime["low"].is_f64() && anytime["high"].is_f64());
+    assert_eq!(
+        honest["questions"][0]["bounds"]["upper"]["empty"],
+        json!([])
+    );
+    // The results page says so in words, under the question.
+    let mut browser = crate::workspace::Browser::new(&app);
+    browser
+        .try_sign_in("owner@example.org", crate::workspace::PASSWORD)
+        .await;
+    let page = browser
+        .get_html(&format!("/surveys/{slug}/results?confidence=0.95"))
+        .await;
+    let note_at = page
+        .find(&format!("id=\"empty-interval-note-{}\"", ids[0]))
+        .expect("the empty interval's note");
+    let note = &page[note_at..][..400];
+    assert!(
+        note.contains("no true value is consistent with these reports")
+            && note.contains("Fake responses or a faulty client"),
+        "{note}"
+    );
+    assert!(page.contains("data-field=\"anytime\">empty</td>"));
+    let honest_page = browser
+        .get_html(&format!("/surveys/{other}/results?confidence=0.95"))
+        .await;
+    assert!(!honest_page.contains("empty-interval-note"));
+}
+
+#[tokio::test]
+async fn each_question_plans_for_the_primary_interval_of_the_surveys_way_of_running() {
+    let app = spawn_app().await;
+    let token = app.researcher_with_token("owner@example.org").await;
+    let confidence = randomized_response::Confidence::new(0.95).unwrap();
+    let yes =
+        randomized_response::Design::mirrored(randomized_response::PrivacyLevel::new(2.0).unwrap())
+            .option_estimator(randomized_response::Design::YES)
+            .unwrap();
+    for (rule, interval) in [
+        (json!({}), "anytime"),
+        (json!({"target_responses": 50}), "exact"),
+    ] {
+        let (slug, _) = open(&app, &token, two_questions(rule)).await;
+        let results = get(&app, &token, &format!("/api/surveys/{slug}/results")).await;
+        let planning = &results["questions"][0]["planning"];
+        let [five, ten] = [0.05, 0.10].map(|fraction| {
+            if interval == "exact" {
+                yes.exact_respondents_needed(fraction, confidence)
+                    .unwrap()
+                    .unwrap()
+            } else {
+                yes.anytime_respondents_needed(fraction, confidence)
+                    .unwrap()
+            }
+        });
+        let chernoff = [0.05, 0.10].map(|f| yes.respondents_needed(f, confidence).unwrap());
+        assert_eq!(
+            planning,
+            &json!({"interval": interval, "for_5_points": five, "for_10_points": ten,
+                    "chernoff_for_5_points": chernoff[0], "chernoff_for_10_points": chernoff[1]}),
+        );
+        // The old field is Chernoff's, unchanged.
+        assert_eq!(
+            results["questions"][0]["respondents_needed_for_5_percent"],
+            json!(chernoff[0])
+        );
+        // A choice question plans every option's share.
+        assert_eq!(results["questions"][1]["planning"]["interval"], interval);
+    }
+}

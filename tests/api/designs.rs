@@ -204,6 +204,29 @@ async fn infinite_epsilon_designs_are_refused_with_what_a_report_would_prove() {
 }
 
 #[tokio::test]
+async fn forced_response_probabilities_must_add_up_to_one_as_rs_rr_rounds_them() {
+    // Issue 32: 0.67 + 0.165 + 0.1650000008 is within 1e-9 of 1, but R's rr refuses it
+    // (round(p + p0 + p1, 10) != 1), so the codebook's R call would fail: refused here too.
+    let app = spawn_app().await;
+    let token = app.researcher_with_token("owner@example.org").await;
+    let question = |forced_no: f64| {
+        json!({"title": "T", "questions": [{"text": "Q?", "design": "forced_response",
+            "answer_truthfully": 0.67, "forced_yes": 0.165, "forced_no": forced_no}]})
+    };
+    let refused = app.create_survey(&token, &question(0.165_000_000_8)).await;
+    assert_eq!(refused.status(), 400);
+    let body: Value = refused.json().await.unwrap();
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("must add up to 1") && message.contains("1.0000000008"),
+        "{message}"
+    );
+    assert!(message.contains("questions[0]"), "{message}");
+    let accepted = app.create_survey(&token, &question(0.165)).await;
+    assert_eq!(accepted.status(), 201);
+}
+
+#[tokio::test]
 async fn a_report_out_of_its_types_range_is_a_400_invalid_report() {
     let app = spawn_app().await;
     let (_, slug, ids) = open(&app, &four_designs(1000)).await;

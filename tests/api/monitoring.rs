@@ -168,8 +168,18 @@ impl<'a> Looks<'a> {
     /// bounds grow with the count, so they form a range), searched from the previous n's
     /// answer.
     fn containing(&self, value: f64, hint: Option<(u64, u64)>) -> (u64, u64) {
-        let below = |yes: u64| self.interval(yes).high < value;
-        let reached = |yes: u64| self.interval(yes).low <= value;
+        // An empty interval lies wholly below [0, 1] at the lowest counts (fewer yes than
+        // the design's least rate could give) or wholly above it at the highest ones: it
+        // contains no value, and its side is that of half the reports.
+        let low_side = |yes: u64| 2 * yes < self.n;
+        let below = |yes: u64| {
+            let interval = self.interval(yes);
+            interval.high.map_or(low_side(yes), |high| high < value)
+        };
+        let reached = |yes: u64| {
+            let interval = self.interval(yes);
+            interval.low.map_or(low_side(yes), |low| low <= value)
+        };
         match hint {
             Some((first, past)) => (
                 walk_to_edge(self.n, first, below),

@@ -937,3 +937,80 @@ async fn the_results_page_shows_every_options_share_and_the_means_with_their_int
     assert!(present.contains("Mean (from 0 to 30)"));
     assert!(present.contains("<li class=\"bar-row\" data-option=\"3\">"));
 }
+
+#[tokio::test]
+async fn the_figures_route_sizes_the_primary_interval_and_names_it_beside_chernoffs_count() {
+    // Issue 32: the builder's count was Chernoff's without saying so.
+    let app = spawn_app().await;
+    let token = app.researcher_with_token("owner@example.org").await;
+    let mut researcher = Browser::new(&app);
+    researcher
+        .try_sign_in("owner@example.org", crate::workspace::PASSWORD)
+        .await;
+    let confidence = Confidence::new(0.95).unwrap();
+    let yes = Design::mirrored(PrivacyLevel::new(1.0).unwrap())
+        .option_estimator(Design::YES)
+        .unwrap();
+    let chernoff = [0.05, 0.10].map(|f| yes.respondents_needed(f, confidence).unwrap());
+    let anytime = [0.05, 0.10].map(|f| yes.anytime_respondents_needed(f, confidence).unwrap());
+    let exact = [0.05, 0.10].map(|f| {
+        yes.exact_respondents_needed(f, confidence)
+            .unwrap()
+            .unwrap()
+    });
+    for (interval, primary) in [
+        (None, anytime),
+        (Some("anytime"), anytime),
+        (Some("exact"), exact),
+    ] {
+        let mut query = vec![("epsilon", "1")];
+        query.extend(interval.map(|interval| ("interval", interval)));
+        let request = researcher.request("GET", "/designs/figures").query(&query);
+        let figures: Value = researcher.send(request).await.json().await.unwrap();
+        let planning = &figures["planning"];
+        assert_eq!(
+            planning,
+            &json!({
+                "interval": interval.unwrap_or("anytime"),
+                "for_5_points": primary[0],
+                "for_10_points": primary[1],
+                "chernoff_for_5_points": chernoff[0],
+                "chernoff_for_10_points": chernoff[1],
+            }),
+            "{query:?}"
+        );
+        // The old field stays Chernoff's; the page shows the primary count first.
+        assert_eq!(figures["respondents_needed_5"], json!(chernoff[0]));
+        assert_eq!(
+            figures["display"]["respondents_needed_5"],
+            json!(primary[0].to_string())
+        );
+        assert_eq!(
+            figures["display"]["chernoff_needed_5"],
+            json!(chernoff[0].to_string())
+        );
+    }
+    // The builder of a survey fixed in advance names the exact interval, Chernoff beside it.
+    let created = app
+        .create_survey(
+            &token,
+            &json!({"title": "t", "target_responses": 500,
+                    "questions": [{"text": "q", "epsilon": 1.0}]}),
+        )
+        .await;
+    let slug = created.json::<Value>().await.unwrap()["slug"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let page = researcher.get_html(&format!("/surveys/{slug}/edit")).await;
+    assert!(
+        page.contains("with the exact interval (fixed in advance)"),
+        "the builder names the interval"
+    );
+    assert!(page.contains(&format!("data-figure=\"needed-5\">{}</output>", exact[0])));
+    assert!(page.contains(&format!(
+        "data-figure=\"chernoff-5\">{}</output>",
+        chernoff[0]
+    )));
+    assert!(page.contains("data-design-input=\"interval\" value=\"exact\""));
+}

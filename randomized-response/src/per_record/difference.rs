@@ -31,6 +31,8 @@ pub struct Group<'a> {
 ///   hold at every pair of counts at once, so the difference interval holds at every moment
 ///   of the survey, however the two groups' responses interleave and whenever it stops.
 ///
+/// Each is empty when a group's own interval is (see [`crate::Interval`]).
+///
 /// Tests of `H0: θ_a = θ_b`:
 ///
 /// * **anytime-valid p-value**: the smallest β' at which the anytime difference interval
@@ -75,10 +77,20 @@ impl PerRecordEstimator {
         (-width, width)
     }
 
-    /// `[L_a − U_b, U_a − L_b]` within the difference's range.
+    /// `[L_a − U_b, U_a − L_b]` within the difference's range; empty when either group's
+    /// interval is (no value of that group's target is consistent with its reports, so no
+    /// difference is), computed then from the groups' intervals as computed.
     fn combine(&self, a: Bounds, b: Bounds) -> Bounds {
         let (low, high) = self.difference_range();
-        Bounds::clipped(a.low() - b.high(), a.high() - b.low(), low, high)
+        match (a.range(), b.range()) {
+            (Some((a_low, a_high)), Some((b_low, b_high))) => {
+                Bounds::within(a_low - b_high, a_high - b_low, low, high)
+            }
+            _ => {
+                let ((a_low, a_high), (b_low, b_high)) = (a.computed(), b.computed());
+                Bounds::empty(a_low - b_high, a_high - b_low)
+            }
+        }
     }
 
     /// `θ̂_a − θ̂_b`; `Ok(None)` when either group has no reports.
@@ -108,7 +120,7 @@ impl PerRecordEstimator {
         let half_width = self.value_width()
             * libm::sqrt(libm::log(2.0 / confidence.beta()) / 2.0 * inverse_sizes);
         let (low, high) = self.difference_range();
-        Ok(Some(Bounds::clipped(
+        Ok(Some(Bounds::within(
             estimate - half_width,
             estimate + half_width,
             low,
@@ -189,7 +201,7 @@ impl PerRecordEstimator {
             let threshold = 2.0 * (core::f64::consts::LN_2 - ln_beta);
             let half_width =
                 libm::sqrt((time + scale) * (libm::log1p(time / scale) + threshold)) / total;
-            Bounds::clipped(
+            Bounds::within(
                 estimate - half_width,
                 estimate + half_width,
                 self.target_low,
@@ -198,7 +210,7 @@ impl PerRecordEstimator {
         };
         let excludes_zero = |ln_beta: f64| {
             let difference = self.combine(interval(a, ln_beta), interval(b, ln_beta));
-            difference.low() > 0.0 || difference.high() < 0.0
+            !difference.contains(0.0)
         };
         // ln β' in [ln 10⁻³⁰⁰, 0]; the β' at which 0 is excluded form an upper range.
         let (mut included, mut excluded) = (-300.0 * core::f64::consts::LN_10, 0.0_f64);

@@ -2,7 +2,7 @@
 
 use super::{clopper_pearson, PerRecordEstimator};
 use crate::mixture::{one_sided_boundary, one_sided_mixture_scale};
-use crate::{Confidence, DesignError};
+use crate::{Bound, Confidence, DesignError};
 
 /// Which side a one-sided bound limits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,31 +32,44 @@ pub enum Side {
 ///   two-sided boundary at β/2 per side, nor the two-sided one at β: it lies between the
 ///   two-sided boundaries at 2β and at β, close to the former.
 ///
-/// Bounds are clamped to the target's range ([0, 1] for a share).
+/// Bounds lie within the target's range ([0, 1] for a share): one beyond the range on its
+/// own side is the range's end; one beyond it on the other side (an upper bound below the
+/// range's low end) is [`Bound::Empty`]: no value of the target is consistent with the
+/// reports.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct OneSidedSummary {
     /// The side the bounds limit.
     pub side: Side,
     /// Hoeffding's, valid at a fixed N.
-    pub chernoff: f64,
+    pub chernoff: Bound,
     /// Clopper–Pearson's, valid at a fixed N, when the per-record value is two-valued.
-    pub exact: Option<f64>,
+    pub exact: Option<Bound>,
     /// The one-sided normal mixture's, valid at every N at once.
-    pub anytime: f64,
+    pub anytime: Bound,
 }
 
 impl PerRecordEstimator {
-    /// `θ̂ ± margin` on `side`, clamped to the target's range.
-    fn beyond(&self, estimate: f64, margin: f64, side: Side) -> f64 {
+    /// `θ̂ ± margin` on `side`, within the target's range (or empty).
+    fn beyond(&self, estimate: f64, margin: f64, side: Side) -> Bound {
         let bound = match side {
             Side::Lower => estimate - margin,
             Side::Upper => estimate + margin,
         };
-        bound.clamp(self.target_low, self.target_high)
+        self.bound_within(bound, side)
+    }
+
+    /// A bound on `side` within the target's range: see [`Bound`].
+    fn bound_within(&self, bound: f64, side: Side) -> Bound {
+        Bound::within(
+            bound,
+            side == Side::Upper,
+            self.target_low,
+            self.target_high,
+        )
     }
 
     /// The one-sided Chernoff (Hoeffding) bound at confidence 1 − β:
-    /// `θ̂ ± W sqrt(ln(1/β)/(2N))` (+ for [`Side::Upper`]), clamped to the target's range.
+    /// `θ̂ ± W sqrt(ln(1/β)/(2N))` (+ for [`Side::Upper`]), within the target's range (or empty).
     ///
     /// Hoeffding (1963): `P(θ̂ − θ ≤ −h) ≤ exp(−2Nh²/W²) = β`, so `P(θ > U) ≤ β` at every N.
     /// `Ok(None)` when there are no reports.
@@ -65,7 +78,7 @@ impl PerRecordEstimator {
         counts: &[u64],
         side: Side,
         confidence: Confidence,
-    ) -> Result<Option<f64>, DesignError> {
+    ) -> Result<Option<Bound>, DesignError> {
         let Some(counted) = self.count(counts)? else {
             return Ok(None);
         };
@@ -79,14 +92,14 @@ impl PerRecordEstimator {
     /// The one-sided exact (Clopper–Pearson) bound at confidence 1 − β when w is two-valued:
     /// `w_min + W ζ_U` with `ζ_U = B⁻¹(1 − β; n_A + 1, N − n_A)` (1 when n_A = N) for
     /// [`Side::Upper`], `w_min + W ζ_L` with `ζ_L = B⁻¹(β; n_A, N − n_A + 1)` (0 when n_A = 0)
-    /// for [`Side::Lower`] (Clopper & Pearson 1934), rounded outward and clamped to the
-    /// target's range. `Ok(None)` with no reports or a w of more than two values.
+    /// for [`Side::Lower`] (Clopper & Pearson 1934), rounded outward, within the
+    /// target's range (or empty). `Ok(None)` with no reports or a w of more than two values.
     pub fn exact_bound(
         &self,
         counts: &[u64],
         side: Side,
         confidence: Confidence,
-    ) -> Result<Option<f64>, DesignError> {
+    ) -> Result<Option<Bound>, DesignError> {
         let Some(counted) = self.count(counts)? else {
             return Ok(None);
         };
@@ -95,15 +108,14 @@ impl PerRecordEstimator {
         }
         let rate = clopper_pearson(&counted, side, confidence.beta());
         Ok(Some(
-            self.target_at_rate(rate, side)
-                .clamp(self.target_low, self.target_high),
+            self.bound_within(self.target_at_rate(rate, side), side),
         ))
     }
 
     /// The one-sided anytime-valid bound at confidence 1 − β: `θ̂ ± u(V)/N` with
     /// `V = N W²/4` and u the one-sided normal-mixture boundary at β (Howard, Ramdas,
-    /// McAuliffe & Sekhon 2021; see [`OneSidedSummary`]), clamped to the target's
-    /// range. With probability at least 1 − β it holds at every N at once, so it may be
+    /// McAuliffe & Sekhon 2021; see [`OneSidedSummary`]), within the target's
+    /// range (or empty). With probability at least 1 − β it holds at every N at once, so it may be
     /// watched live. ρ is tuned for `planned_respondents`.
     pub fn anytime_bound(
         &self,
@@ -111,7 +123,7 @@ impl PerRecordEstimator {
         side: Side,
         confidence: Confidence,
         planned_respondents: u64,
-    ) -> Result<Option<f64>, DesignError> {
+    ) -> Result<Option<Bound>, DesignError> {
         let Some(counted) = self.count(counts)? else {
             return Ok(None);
         };

@@ -57,10 +57,11 @@ pub struct BreakdownView {
 }
 
 fn interval_text(bounds: Option<IntervalBounds>, format: impl Fn(f64) -> String) -> String {
-    bounds.map_or_else(
-        || "–".to_owned(),
-        |b| format!("{} to {}", format(b.low), format(b.high)),
-    )
+    match bounds.map(|b| b.range()) {
+        None => "–".to_owned(),
+        Some(None) => "empty".to_owned(),
+        Some(Some((low, high))) => format!("{} to {}", format(low), format(high)),
+    }
 }
 
 fn track_x(value: f64, min: f64, max: f64) -> String {
@@ -117,14 +118,17 @@ fn difference_words(
         (Some(p), Some(kind)) => format!("; p = {p:.3} ({kind} test of no difference)"),
         _ => String::new(),
     };
+    let interval = match bounds.range() {
+        Some((low, high)) => format!("{} to {}", format(low), format(high)),
+        // A group's reports are not consistent with the design at this confidence.
+        None => "empty: the reports are not consistent with the design".to_owned(),
+    };
     Some(format!(
-        "{} minus {}: {} ({confidence_percent} % {} interval {} to {}){test}.",
+        "{} minus {}: {} ({confidence_percent} % {} interval {interval}){test}.",
         name(&difference.groups[0]),
         name(&difference.groups[1]),
         format(estimate),
         primary_name(difference.primary),
-        format(bounds.low),
-        format(bounds.high),
     ))
 }
 
@@ -242,10 +246,15 @@ impl BreakdownView {
                                 } else {
                                     interval_text(drawn, number)
                                 },
-                                has_data: estimate.is_some() && drawn.is_some(),
+                                has_data: estimate.is_some()
+                                    && drawn.is_some_and(|b| b.range().is_some()),
                                 bar_width: track_x(estimate.unwrap_or(min), min, max),
-                                low_x: track_x(drawn.map_or(min, |b| b.low), min, max),
-                                high_x: track_x(drawn.map_or(min, |b| b.high), min, max),
+                                low_x: track_x(drawn.and_then(|b| b.low).unwrap_or(min), min, max),
+                                high_x: track_x(
+                                    drawn.and_then(|b| b.high).unwrap_or(min),
+                                    min,
+                                    max,
+                                ),
                             }
                         })
                         .collect();

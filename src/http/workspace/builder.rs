@@ -20,7 +20,7 @@ use crate::error::AppError;
 use crate::http::auth::{Session, SignedIn};
 use crate::http::researcher;
 use crate::live::Releases;
-use crate::results::{survey_planned_sizes, PlannedSizes, PLANNING_HALF_WIDTH};
+use crate::results::{planning_interval, survey_planned_sizes, PlannedSizes, PLANNING_HALF_WIDTH};
 use randomized_response::Confidence;
 
 /// A question's type and design in words: "Yes/no, forced response".
@@ -183,9 +183,12 @@ async fn builder_page(
         }
     }
     let count = survey.questions.len() + survey.groupings.len();
+    // The design planner sizes the interval the survey's way of running leads with.
+    let interval = planning_interval(&survey);
     let mut new_question = NewQuestion {
         text: String::new(),
-        editor: DesignEditor::blank("new")?.named(),
+        editor: DesignEditor::sized_for("new".to_owned(), DesignForm::default_values(), interval)?
+            .named(),
         error: None,
         text_error: None,
     };
@@ -199,7 +202,7 @@ async fn builder_page(
                 text: question.text.clone(),
                 label: design_label(&question.design),
                 options: question.design.options().unwrap_or_default().to_vec(),
-                editor: DesignEditor::of(String::new(), &question.design)?,
+                editor: DesignEditor::of(String::new(), &question.design, interval)?,
                 error: None,
                 text_error: None,
                 first: false,
@@ -293,16 +296,17 @@ async fn builder_page(
                 .find(|question| question.id == typed_question.id.get())
             {
                 question.text = typed_question.text.clone();
-                let editor = DesignEditor::new(
+                let editor = DesignEditor::sized_for(
                     question.editor.prefix.clone(),
                     typed_question.design.clone(),
+                    interval,
                 )?;
                 question.editor = editor.named();
             }
         }
         new_question.text = draft.new_text.clone();
         new_question.editor =
-            DesignEditor::new("new".to_owned(), draft.new_design.clone())?.named();
+            DesignEditor::sized_for("new".to_owned(), draft.new_design.clone(), interval)?.named();
         let message = Some(error.public_message());
         match place {
             Place::Details => typed.details_error = message,
@@ -510,7 +514,11 @@ pub async fn confirm_open(
                 text: question.text.clone(),
                 label: design_label(&question.design),
                 options: Vec::new(),
-                editor: DesignEditor::of(format!("q{}", question.id.get()), &question.design)?,
+                editor: DesignEditor::of(
+                    format!("q{}", question.id.get()),
+                    &question.design,
+                    planning_interval(&survey),
+                )?,
                 error: None,
                 text_error: None,
                 first: false,

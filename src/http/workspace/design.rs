@@ -15,7 +15,7 @@ use crate::error::AppError;
 use crate::explain::{explain, EXPLAINED_PRIOR};
 use crate::http::auth::Owner;
 use crate::i18n::{catalog, Language};
-use crate::results::{respondents_needed_within, PLANNING_HALF_WIDTH};
+use crate::results::{planning, Planning, Primary, PLANNING_HALF_WIDTH};
 
 /// The confidence level of the builder's planner.
 pub const PLANNING_CONFIDENCE: f64 = 0.95;
@@ -282,6 +282,9 @@ pub struct DesignFigures {
     pub respondents_needed_5: u64,
     /// … and of ±10 %.
     pub respondents_needed_10: u64,
+    /// Respondents for the primary interval of the survey's way of running (`?interval=`:
+    /// `anytime`, the default, or `exact`), with Chernoff's beside it.
+    pub planning: Planning,
     /// The design in one plain sentence, as the respondent's form says it.
     pub summary: String,
     /// What the planner's percentages are of.
@@ -298,8 +301,21 @@ pub struct FiguresDisplay {
     pub epsilon: String,
     pub truth_probability: String,
     pub posterior: String,
+    /// The primary interval's counts (`planning.for_5_points`, `for_10_points`).
     pub respondents_needed_5: String,
     pub respondents_needed_10: String,
+    /// Chernoff's (`respondents_needed_5`, `_10`).
+    pub chernoff_needed_5: String,
+    pub chernoff_needed_10: String,
+}
+
+/// The interval a planner count is for, as the page names it.
+pub fn planning_interval_name(interval: Primary) -> &'static str {
+    match interval {
+        Primary::Anytime => "the anytime interval (watched live)",
+        Primary::Exact => "the exact interval (fixed in advance)",
+        Primary::Chernoff => "Chernoff's interval",
+    }
 }
 
 /// The most an observer's belief in any one answer, `EXPLAINED_PRIOR` beforehand (the rest
@@ -363,11 +379,14 @@ fn observer(design: &QuestionDesign, posterior: f64) -> String {
 }
 
 impl DesignFigures {
-    pub fn of(design: &QuestionDesign) -> Result<Self, AppError> {
+    /// The figures of `design`, its planner sized for `interval` (the survey's primary).
+    pub fn of(design: &QuestionDesign, interval: Primary) -> Result<Self, AppError> {
         let confidence = Confidence::new(PLANNING_CONFIDENCE).map_err(AppError::internal)?;
-        let [five, ten] = PLANNED_HALF_WIDTHS
-            .map(|fraction| respondents_needed_within(design, fraction, confidence));
-        let (five, ten) = (five?, ten?);
+        let planning = planning(design, interval, confidence)?;
+        let (five, ten) = (
+            planning.chernoff_for_5_points,
+            planning.chernoff_for_10_points,
+        );
         let posterior = observer_belief(design)?;
         Ok(Self {
             question_type: design.question_type(),
@@ -379,6 +398,7 @@ impl DesignFigures {
             confidence: PLANNING_CONFIDENCE,
             respondents_needed_5: five,
             respondents_needed_10: ten,
+            planning,
             summary: explain(design)?.plain,
             planner_target: planner_target(design),
             observer: observer(design, posterior),
@@ -386,8 +406,10 @@ impl DesignFigures {
                 epsilon: format!("{:.2}", design.epsilon()),
                 truth_probability: percent(design.truth_probability()),
                 posterior: percent(posterior),
-                respondents_needed_5: five.to_string(),
-                respondents_needed_10: ten.to_string(),
+                respondents_needed_5: planning.for_5_points.to_string(),
+                respondents_needed_10: planning.for_10_points.to_string(),
+                chernoff_needed_5: five.to_string(),
+                chernoff_needed_10: ten.to_string(),
             },
         })
     }
@@ -403,8 +425,13 @@ pub struct FiguresText {
     pub truth: String,
     pub observer: String,
     pub confidence: String,
+    /// The primary interval's counts, and the interval named.
     pub needed_5: String,
     pub needed_10: String,
+    pub interval_name: &'static str,
+    /// Chernoff's counts.
+    pub chernoff_5: String,
+    pub chernoff_10: String,
     pub planner_target: String,
     pub refusal: String,
 }
@@ -420,13 +447,16 @@ impl FiguresText {
             confidence: format!("{:.0} %", figures.confidence * 100.0),
             needed_5: figures.display.respondents_needed_5.clone(),
             needed_10: figures.display.respondents_needed_10.clone(),
+            interval_name: planning_interval_name(figures.planning.interval),
+            chernoff_5: figures.display.chernoff_needed_5.clone(),
+            chernoff_10: figures.display.chernoff_needed_10.clone(),
             planner_target: figures.planner_target.clone(),
             refusal: String::new(),
         }
     }
 
     /// No figures: the design was refused for `reason`.
-    pub fn refused(reason: String) -> Self {
+    pub fn refused(reason: String, interval: Primary) -> Self {
         let none = || "–".to_owned();
         Self {
             summary: String::new(),
@@ -437,6 +467,9 @@ impl FiguresText {
             confidence: format!("{:.0} %", PLANNING_CONFIDENCE * 100.0),
             needed_5: none(),
             needed_10: none(),
+            interval_name: planning_interval_name(interval),
+            chernoff_5: none(),
+            chernoff_10: none(),
             planner_target: String::new(),
             refusal: reason,
         }
@@ -455,19 +488,25 @@ impl FiguresText {
             confidence: format!("{:.0} %", PLANNING_CONFIDENCE * 100.0),
             needed_5: none(),
             needed_10: none(),
+            interval_name: planning_interval_name(Primary::Anytime),
+            chernoff_5: none(),
+            chernoff_10: none(),
             planner_target: String::new(),
             refusal: String::new(),
         }
     }
 
-    /// The figures of the design a form describes, or why it is refused.
-    pub fn of_form(form: &DesignForm) -> Result<Self, AppError> {
+    /// The figures of the design a form describes, its planner sized for `interval`, or
+    /// why it is refused.
+    pub fn of_form(form: &DesignForm, interval: Primary) -> Result<Self, AppError> {
         if form.is_grouping() {
             return Ok(Self::grouping());
         }
         match form.parse("question") {
-            Ok(design) => Ok(Self::of(&DesignFigures::of(&design)?)),
-            Err(error @ AppError::Invalid { .. }) => Ok(Self::refused(error.public_message())),
+            Ok(design) => Ok(Self::of(&DesignFigures::of(&design, interval)?)),
+            Err(error @ AppError::Invalid { .. }) => {
+                Ok(Self::refused(error.public_message(), interval))
+            }
             Err(error) => Err(error),
         }
     }
@@ -483,6 +522,8 @@ pub struct DesignEditor {
     pub form: DesignForm,
     pub figures: FiguresText,
     pub figures_url: &'static str,
+    /// The interval the planner sizes (the figures route's `interval`): the survey's.
+    pub interval: &'static str,
     pub min_epsilon: f64,
     pub max_epsilon: f64,
     pub grouping_warning: &'static str,
@@ -492,14 +533,25 @@ pub struct DesignEditor {
 }
 
 impl DesignEditor {
-    /// The inputs as typed (a saved design, or a refused form shown again).
+    /// The inputs as typed (a saved design, or a refused form shown again), the planner
+    /// sized for a survey watched live (the default way of running).
     pub fn new(prefix: String, form: DesignForm) -> Result<Self, AppError> {
+        Self::sized_for(prefix, form, Primary::Anytime)
+    }
+
+    /// The inputs as typed, the planner sized for `interval` (the survey's primary).
+    pub fn sized_for(
+        prefix: String,
+        form: DesignForm,
+        interval: Primary,
+    ) -> Result<Self, AppError> {
         Ok(Self {
             prefix,
             name_prefix: String::new(),
-            figures: FiguresText::of_form(&form)?,
+            figures: FiguresText::of_form(&form, interval)?,
             form,
             figures_url: FIGURES_PATH,
+            interval: interval_field(interval),
             min_epsilon: PrivacyLevel::MIN_EPSILON,
             max_epsilon: PrivacyLevel::MAX_EPSILON,
             grouping_warning: GROUPING_WARNING,
@@ -514,9 +566,13 @@ impl DesignEditor {
         self.epsilon_error = Some(sentence);
     }
 
-    /// A saved question's design.
-    pub fn of(prefix: String, design: &QuestionDesign) -> Result<Self, AppError> {
-        Self::new(prefix, DesignForm::of(design))
+    /// A saved question's design, the planner sized for `interval`.
+    pub fn of(
+        prefix: String,
+        design: &QuestionDesign,
+        interval: Primary,
+    ) -> Result<Self, AppError> {
+        Self::sized_for(prefix, DesignForm::of(design), interval)
     }
 
     /// A new question's: the defaults.
@@ -540,11 +596,34 @@ impl DesignEditor {
 /// The figures route's path, for the builder's script.
 pub const FIGURES_PATH: &str = "/designs/figures";
 
-/// GET /designs/figures?type=…&design=…&epsilon=…: what a design means, for the builder's
-/// script while the researcher types. The query takes the builder form's design inputs;
+/// The figures route's `interval` as the query says it.
+fn interval_field(interval: Primary) -> &'static str {
+    match interval {
+        Primary::Anytime => "anytime",
+        Primary::Exact => "exact",
+        Primary::Chernoff => "chernoff",
+    }
+}
+
+/// The figures route's own query parameter beside the design's inputs.
+#[derive(Debug, Deserialize)]
+pub struct PlanningQuery {
+    /// The interval the planner sizes: `anytime` (a survey watched live, the default) or
+    /// `exact` (fixed in advance).
+    #[serde(default)]
+    pub interval: Option<Primary>,
+}
+
+/// GET /designs/figures?type=…&design=…&epsilon=…&interval=…: what a design means, for
+/// the builder's script while the researcher types; its planner sized for `interval`
+/// (`anytime`, the default, or `exact`: the survey's way of running). The query takes the builder form's design inputs;
 /// a design the domain refuses (an infinite ε, a sum that is not 1, too few options) is a
 /// 400 whose message says why. Signed-in researchers (or API tokens) only; never cached.
-pub async fn figures(_: Owner, query: web::Query<DesignForm>) -> Result<HttpResponse, AppError> {
+pub async fn figures(
+    _: Owner,
+    query: web::Query<DesignForm>,
+    planning: web::Query<PlanningQuery>,
+) -> Result<HttpResponse, AppError> {
     if query.is_grouping() {
         // Not randomized: the same keys the script reads, with ε 0 for the survey's total.
         let text = FiguresText::grouping();
@@ -562,10 +641,13 @@ pub async fn figures(_: Owner, query: web::Query<DesignForm>) -> Result<HttpResp
                     "truth_probability": text.truth,
                     "respondents_needed_5": text.needed_5,
                     "respondents_needed_10": text.needed_10,
+                    "chernoff_needed_5": text.chernoff_5,
+                    "chernoff_needed_10": text.chernoff_10,
                 },
             })));
     }
-    let figures = DesignFigures::of(&query.parse("question")?)?;
+    let interval = planning.interval.unwrap_or(Primary::Anytime);
+    let figures = DesignFigures::of(&query.parse("question")?, interval)?;
     Ok(HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .json(figures))

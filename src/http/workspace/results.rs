@@ -40,9 +40,31 @@ fn track_x(value: f64, min: f64, max: f64) -> String {
 }
 
 fn interval_text(bounds: Option<IntervalBounds>, format: &impl Fn(f64) -> String) -> String {
-    bounds.map_or_else(
-        || "–".to_owned(),
-        |b| format!("{} to {}", format(b.low), format(b.high)),
+    match bounds.map(|b| b.range()) {
+        None => "–".to_owned(),
+        Some(None) => "empty".to_owned(),
+        Some(Some((low, high))) => format!("{} to {}", format(low), format(high)),
+    }
+}
+
+/// Whether any interval of these targets is empty: the reports lie so far from anything
+/// the design can produce that no value of the target is consistent with them.
+fn any_empty<'a>(intervals: impl IntoIterator<Item = &'a Intervals>) -> bool {
+    intervals.into_iter().any(|intervals| {
+        [intervals.chernoff, intervals.exact, intervals.anytime]
+            .iter()
+            .flatten()
+            .any(|bounds| bounds.empty)
+    })
+}
+
+/// The results page's sentence under a question with an empty interval.
+fn empty_interval_note(confidence: f64) -> String {
+    format!(
+        "An interval below is empty: at {} confidence no true value is consistent with these \
+         reports, so the reports are not consistent with the question’s design. Fake responses \
+         or a faulty client are the usual causes.",
+        percent(confidence)
     )
 }
 
@@ -185,7 +207,9 @@ fn share_row(index: usize, label: String, share: Share<'_>) -> ShareRow {
         test,
     } = share;
     // The chart draws the primary interval.
-    let drawn = primary.and_then(|method| intervals.get(method));
+    let drawn = primary
+        .and_then(|method| intervals.get(method))
+        .and_then(|b| b.range());
     ShareRow {
         index,
         label,
@@ -196,8 +220,8 @@ fn share_row(index: usize, label: String, share: Share<'_>) -> ShareRow {
         intervals: interval_cells(intervals, primary, percent),
         has_data: estimate_clipped.is_some() && drawn.is_some(),
         bar_width: track_x(estimate_clipped.unwrap_or(0.0), 0.0, 1.0),
-        low_x: track_x(drawn.map_or(0.0, |b| b.low), 0.0, 1.0),
-        high_x: track_x(drawn.map_or(0.0, |b| b.high), 0.0, 1.0),
+        low_x: track_x(drawn.map_or(0.0, |(low, _)| low), 0.0, 1.0),
+        high_x: track_x(drawn.map_or(0.0, |(_, high)| high), 0.0, 1.0),
     }
 }
 
@@ -234,7 +258,10 @@ fn mean_view(label: String, mean: &MeanResults) -> MeanView {
     let (min, max) = (mean.min, mean.max);
     let decimals = decimals(max - min);
     let number = |value: f64| format!("{value:.decimals$}");
-    let drawn = mean.primary.and_then(|method| mean.intervals.get(method));
+    let drawn = mean
+        .primary
+        .and_then(|method| mean.intervals.get(method))
+        .and_then(|b| b.range());
     MeanView {
         label,
         min,
@@ -248,8 +275,8 @@ fn mean_view(label: String, mean: &MeanResults) -> MeanView {
         primary_name: mean.primary.map_or("", |method| method_field(method)),
         has_data: mean.estimate_clipped.is_some() && drawn.is_some(),
         estimate_x: track_x(mean.estimate_clipped.unwrap_or(min), min, max),
-        low_x: track_x(drawn.map_or(min, |b| b.low), min, max),
-        high_x: track_x(drawn.map_or(min, |b| b.high), min, max),
+        low_x: track_x(drawn.map_or(min, |(low, _)| low), min, max),
+        high_x: track_x(drawn.map_or(min, |(_, high)| high), min, max),
     }
 }
 
@@ -272,6 +299,8 @@ struct QuestionCard {
     needed_5: u64,
     /// The reports contradict the design (the consistency e-value passed 1 000).
     flagged: bool,
+    /// Why an interval of this question is empty, in words; `None` when none is.
+    empty_note: Option<String>,
 }
 
 /// The widest Chernoff half-width among the targets the planner sizes, as a fraction of
@@ -298,7 +327,7 @@ fn widest_half_width(question: &QuestionResults) -> Option<f64> {
     widths.into_iter().reduce(f64::max)
 }
 
-fn question_card(survey: &Survey, question: &QuestionResults) -> QuestionCard {
+fn question_card(survey: &Survey, question: &QuestionResults, confidence: f64) -> QuestionCard {
     let design = survey
         .questions
         .iter()
@@ -357,7 +386,13 @@ fn question_card(survey: &Survey, question: &QuestionResults) -> QuestionCard {
         };
         mean_view(label, mean)
     });
+    let empty = any_empty(
+        std::iter::once(&question.intervals)
+            .chain(question.options.iter().flatten().map(|o| &o.intervals))
+            .chain(question.mean.iter().map(|m| &m.intervals)),
+    );
     QuestionCard {
+        empty_note: empty.then(|| empty_interval_note(confidence)),
         id: question.id,
         number: question.position + 1,
         text: question.text.clone(),
@@ -476,7 +511,7 @@ fn results_view(
     let cards = results
         .questions
         .iter()
-        .map(|question| question_card(survey, question))
+        .map(|question| question_card(survey, question, results.per_target_confidence))
         .collect();
     let respondents = results.questions.iter().map(|q| q.n).max().unwrap_or(0);
     let needed = results.respondents_needed_for_5_percent.max(1);
