@@ -8,6 +8,7 @@ mod breakdown;
 mod builder;
 mod design;
 mod draft_form;
+mod reading;
 mod results;
 
 pub use builder::{builder, close, confirm_open, delete_survey, open, preview, save_draft};
