@@ -56,6 +56,9 @@ pub struct Codebook {
 struct GroupingColumn {
     id: i64,
     position: u32,
+    /// The question's number on the respondent's form (1-based, grouping questions
+    /// included): the number the results page and present mode show.
+    number: u32,
     text: String,
     /// The export's column: `group_<id>`.
     column: String,
@@ -105,6 +108,9 @@ struct Column {
 struct QuestionMechanism {
     id: i64,
     position: u32,
+    /// The question's number on the respondent's form (1-based, grouping questions
+    /// included): the number the results page and present mode show.
+    number: u32,
     text: String,
     /// Always true: every question is answered (see `skipping`).
     required: bool,
@@ -293,6 +299,7 @@ pub fn describe(survey: &Survey) -> Result<Codebook, AppError> {
             .map(|grouping| GroupingColumn {
                 id: grouping.id.get(),
                 position: grouping.position,
+                number: grouping.number(),
                 text: formula_safe(&grouping.text).into_owned(),
                 column: grouping_column(grouping.id),
                 options: grouping
@@ -343,6 +350,7 @@ fn describe_question(question: &Question) -> Result<QuestionMechanism, AppError>
     Ok(QuestionMechanism {
         id: question.id.get(),
         position: question.position,
+        number: question.number(),
         text: formula_safe(&question.text).into_owned(),
         required: true,
         question_type: design.question_type(),

@@ -154,37 +154,89 @@
     });
   });
 
+  // The results page's "Copy link": the respondent link to the clipboard, where allowed.
+  const copy = document.getElementById("copy-link");
+  if (copy && navigator.clipboard) {
+    const status = document.getElementById("copy-status");
+    copy.hidden = false;
+    copy.addEventListener("click", function () {
+      navigator.clipboard.writeText(copy.dataset.copy).then(
+        function () {
+          if (status) status.textContent = "Copied.";
+        },
+        function () {
+          if (status) status.textContent = "Could not copy: select the link instead.";
+        },
+      );
+    });
+  }
+
   // --- live results --------------------------------------------------------------------
   const live = document.getElementById("live-results");
-  if (!live || !window.fetch) return;
+  // A closed survey's figures are final: nothing to refresh.
+  if (!live || !window.fetch || live.dataset.polling === "false") return;
   const url = live.dataset.resultsUrl;
   const note = document.getElementById("refresh-note");
   const REFRESH_MS = 3000;
+  // Wider primary intervals than this (a share, or a mean's fraction of its range): the
+  // page shows ranges in whole units and says the question cannot be read closely yet.
+  const READABLE = parseFloat(live.dataset.readableHalfWidth);
 
-  function percent(fraction) {
-    return (fraction * 100).toFixed(1) + " %";
+  function percent(fraction, decimals) {
+    return (fraction * 100).toFixed(decimals === undefined ? 1 : decimals) + " %";
   }
 
-  function interval(bounds, format) {
-    return bounds ? format(bounds.low) + " to " + format(bounds.high) : "–";
+  // A chart row's figure: the estimate, or while too uncertain its range in whole units.
+  function headline(card, estimate, bounds, format, rough) {
+    if (card.dataset.flagged === "true") return "not shown";
+    if (card.dataset.readable === "false" && bounds) return rough(bounds);
+    return estimate === null ? "–" : format(estimate);
   }
 
-  // The primary method's one-sided bounds in words, as the server writes them.
-  function oneSided(bounds, primary, format) {
-    if (!bounds || !primary) return "–";
-    const low = bounds.lower[primary];
-    const high = bounds.upper[primary];
-    if (low === null || low === undefined || high === null || high === undefined) return "–";
-    return "at least " + format(low) + ", at most " + format(high);
+  function roughPercent(bounds) {
+    return (bounds.low * 100).toFixed(0) + "–" + (bounds.high * 100).toFixed(0) + " %";
   }
 
-  function pText(p) {
-    return p < 1e-4 ? "< 0.0001" : p.toFixed(4);
+  // The widest primary half-width of a question, as a fraction of each target's range.
+  function widestPrimary(question) {
+    let widest = null;
+    const widen = function (intervals, primary, range) {
+      const bounds = primary ? intervals[primary] : null;
+      if (!bounds) return;
+      const width = bounds.half_width / range;
+      widest = widest === null ? width : Math.max(widest, width);
+    };
+    widen(question.intervals, question.primary, 1);
+    (question.options || []).forEach(function (option) {
+      widen(option.intervals, option.primary, 1);
+    });
+    if (question.mean) widen(question.mean.intervals, question.mean.primary, question.mean.max - question.mean.min);
+    return widest;
   }
 
-  function test(result) {
-    if (!result || result.p_value === null || !result.test) return "–";
-    return "p = " + pText(result.p_value) + " (" + result.test + ")";
+  // The card's sentence: both wordings are in the page, the one that applies shown; each
+  // gets its range (a yes share or a mean) or its options' widest interval.
+  function showReading(card, question, readable) {
+    card.querySelectorAll("[data-reading]").forEach(function (reading) {
+      reading.querySelectorAll("[data-precision]").forEach(function (wording) {
+        wording.hidden = (wording.dataset.precision === "fine") !== readable;
+        const decimals = parseInt(wording.dataset.decimals, 10) || 0;
+        const format = reading.dataset.percent === "true"
+          ? function (value) { return percent(value, decimals); }
+          : function (value) { return value.toFixed(decimals); };
+        const range = wording.querySelector("[data-reading-target]");
+        if (range) {
+          const target = range.dataset.readingTarget === "mean" ? question.mean : question;
+          const bounds = target && target.primary ? target.intervals[target.primary] : null;
+          if (bounds) {
+            setAll(wording, "reading-low", format(bounds.low));
+            setAll(wording, "reading-high", format(bounds.high));
+          }
+        }
+        const widest = widestPrimary(question);
+        if (widest !== null) setAll(wording, "reading-widest", (widest * 100).toFixed(decimals));
+      });
+    });
   }
 
   function setAll(root, field, text) {
@@ -238,6 +290,7 @@
     card.querySelectorAll('[data-option="' + index + '"]').forEach(function (scope) {
       setAll(scope, "reported", reported === null ? "–" : String(reported));
       setAll(scope, "estimate", flagged ? "not shown" : estimate === null ? "–" : percent(estimate));
+      setAll(scope, "headline", headline(card, estimate, primary ? intervals[primary] : null, percent, roughPercent));
       setAll(scope, "bounds", oneSided(share.bounds, primary, percent));
       setAll(scope, "test", test(share.test));
       setAll(scope, "chernoff", interval(intervals.chernoff, percent));
@@ -253,7 +306,11 @@
       const format = function (value) {
         return value.toFixed(decimals);
       };
+      const rough = function (bounds) {
+        return format(bounds.low) + "–" + format(bounds.high);
+      };
       setAll(scope, "estimate", mean.estimate_clipped === null ? "–" : format(mean.estimate_clipped));
+      setAll(scope, "headline", headline(card, mean.estimate_clipped, mean.primary ? mean.intervals[mean.primary] : null, format, rough));
       setAll(scope, "chernoff", interval(mean.intervals.chernoff, format));
       setAll(scope, "exact", interval(mean.intervals.exact, format));
       setAll(scope, "anytime", interval(mean.intervals.anytime, format));
@@ -265,7 +322,8 @@
   function show(results) {
     // Blinded and unblinded pages differ in what they hold: a change (the survey closed at
     // its rule, or was unblinded) loads the page again.
-    if (String(results.blinded) !== live.dataset.blinded) {
+    // So does a survey closed meanwhile (its page then stops refreshing).
+    if (String(results.blinded) !== live.dataset.blinded || results.status !== live.dataset.status) {
       window.location.reload();
       return;
     }
@@ -287,12 +345,15 @@
         widen(question.mean.intervals.chernoff, question.mean.max - question.mean.min);
       }
       const flagged = Boolean(question.consistency && question.consistency.flagged);
+      const widest = widestPrimary(question);
+      const readable = widest !== null && widest <= READABLE;
       document.querySelectorAll('[data-question="' + question.id + '"]').forEach(function (card) {
         // The consistency warning comes with the page: a change loads it again.
         if (card.dataset.flagged !== undefined && String(flagged) !== card.dataset.flagged) {
           window.location.reload();
           return;
         }
+        card.dataset.readable = String(readable);
         setAll(card, "n", String(question.n));
         if (question.type === "yes_no") {
           showShare(card, 1, question.reported_yes, question.estimate_clipped, question.intervals, question.primary, question);
@@ -301,6 +362,7 @@
           showShare(card, index, option.reported, option.estimate_clipped, option.intervals, option.primary, option);
         });
         if (question.mean) showMean(card, question.mean);
+        showReading(card, question, readable);
       });
     });
     setAll(document, "respondents", String(respondents));

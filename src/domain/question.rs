@@ -31,6 +31,13 @@ pub struct Question {
 }
 
 impl Question {
+    /// The question's number as the respondent's form shows it: its 1-based place among
+    /// all the survey's questions, grouping questions included (results, present mode, the
+    /// codebook and `simulate` all use it).
+    pub fn number(&self) -> u32 {
+        self.position + 1
+    }
+
     /// The question's ε (a yes/no design given by probabilities: the ε they imply).
     pub fn epsilon(&self) -> f64 {
         self.design.epsilon()
@@ -417,6 +424,11 @@ pub struct GroupingQuestion {
 }
 
 impl GroupingQuestion {
+    /// The question's number as the respondent's form shows it (see [`Question::number`]).
+    pub fn number(&self) -> u32 {
+        self.position + 1
+    }
+
     /// Whether `answer` names one of its options.
     pub fn accepts(&self, answer: u8) -> bool {
         usize::from(answer) < self.options.len()

@@ -9,6 +9,7 @@ mod builder;
 mod design;
 mod draft_form;
 mod refusal;
+mod reading;
 mod results;
 
 pub use builder::{builder, close, confirm_open, delete_survey, open, preview, save_draft};

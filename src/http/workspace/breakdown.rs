@@ -1,7 +1,8 @@
-//! The results page's breakdown by a grouping question: per randomized question, each
-//! group with released responses (docs/design.md, invariant 11) with its estimate and
-//! primary interval — a grouped chart for yes/no shares — and each difference in words. Everything comes from
-//! [`crate::breakdown::compute`], as the API's `?by=` gives it.
+//! The results page's breakdown by a grouping question: per randomized question, one
+//! grouped chart of each group with released responses (docs/design.md, invariant 11) —
+//! its estimate and primary interval, per option for a choice question — and, folded away,
+//! the figures and each difference in words. Nothing is drawn before a group is released.
+//! Everything comes from [`crate::breakdown::compute`], as the API's `?by=` gives it.
 
 use crate::breakdown::{Breakdown, Difference, GroupResults};
 use crate::domain::{QuestionType, Survey};
@@ -16,7 +17,7 @@ pub struct GroupingChoice {
     pub selected: bool,
 }
 
-/// One group's row in a question's table (and its bar, for a yes/no share).
+/// One group's row in a question's chart and table.
 pub struct GroupRow {
     pub label: String,
     pub n: String,
@@ -28,17 +29,27 @@ pub struct GroupRow {
     pub high_x: String,
 }
 
-/// One randomized question broken down.
-pub struct QuestionBreakdown {
-    pub number: u32,
-    pub text: String,
-    /// What the rows estimate: "share answering Yes", "share choosing …", "mean …".
-    pub target: String,
-    /// Yes/no: the rows get bars on the 0–100 % track.
-    pub chart: bool,
+/// One target of a question broken down: the yes share, one option's share, or the mean.
+pub struct TargetBreakdown {
+    /// The option's label ("" for a yes share or a mean): the rows' heading on the chart.
+    pub option: String,
     pub rows: Vec<GroupRow>,
     /// Each difference, in words.
     pub differences: Vec<String>,
+}
+
+/// One randomized question broken down: one grouped chart.
+pub struct QuestionBreakdown {
+    /// The form's number (grouping questions included).
+    pub number: u32,
+    pub text: String,
+    /// What the chart shows: "share answering Yes", "each option's share", "mean".
+    pub what: String,
+    /// Shares get bars on a 0–100 % track; a mean gets a mark on its scale.
+    pub share: bool,
+    /// The scale's ends and middle, as the axis labels them.
+    pub axis: [String; 3],
+    pub targets: Vec<TargetBreakdown>,
 }
 
 pub struct BreakdownView {
@@ -170,25 +181,26 @@ impl BreakdownView {
             .map(|g| (group_label(g), g.n.unwrap_or(0)))
             .collect();
         let mut questions = Vec::new();
-        if !breakdown.blinded {
+        // Nothing released, nothing drawn: no chart or table of empty groups.
+        if !breakdown.blinded && !shown.is_empty() {
             for question in &survey.questions {
                 let share = question.design.question_type() != QuestionType::Ordinal
                     && question.design.question_type() != QuestionType::Number;
-                let targets: Vec<(Option<usize>, String)> = match question.design.question_type() {
-                    QuestionType::YesNo => vec![(None, "share answering Yes".to_owned())],
-                    QuestionType::Choice => question
-                        .design
-                        .options()
-                        .unwrap_or_default()
-                        .iter()
-                        .enumerate()
-                        .map(|(option, label)| (Some(option), format!("share choosing {label}")))
-                        .collect(),
-                    QuestionType::Ordinal | QuestionType::Number => {
-                        vec![(None, "mean".to_owned())]
-                    }
+                let options = question.design.options().unwrap_or_default();
+                // The yes share or the mean (None), or each option's share.
+                let targets: Vec<Option<usize>> = match question.design.question_type() {
+                    QuestionType::Choice => (0..options.len()).map(Some).collect(),
+                    _ => vec![None],
                 };
-                for (option, target) in targets {
+                // A mean's scale, as the groups' figures give it.
+                let scale = shown
+                    .iter()
+                    .find_map(|g| g.questions.iter().find(|q| q.id == question.id.get()))
+                    .and_then(|q| q.mean.as_ref())
+                    .filter(|_| !share)
+                    .map_or((0.0, 1.0), |m| (m.min, m.max));
+                let mut broken_down = Vec::new();
+                for option in targets {
                     let rows = shown
                         .iter()
                         .map(|group| {
@@ -264,15 +276,35 @@ impl BreakdownView {
                         .filter(|d| d.question == question.id.get() && d.option == option)
                         .filter_map(|d| difference_words(breakdown, d, share, confidence_percent))
                         .collect();
-                    questions.push(QuestionBreakdown {
-                        number: question.position + 1,
-                        text: question.text.clone(),
-                        target,
-                        chart: share,
+                    broken_down.push(TargetBreakdown {
+                        option: option
+                            .and_then(|index| options.get(index))
+                            .cloned()
+                            .unwrap_or_default(),
                         rows,
                         differences,
                     });
                 }
+                let (min, max) = scale;
+                let number = |value: f64| format!("{value:.2}");
+                questions.push(QuestionBreakdown {
+                    number: question.number(),
+                    text: question.text.clone(),
+                    what: match question.design.question_type() {
+                        QuestionType::YesNo => "share answering Yes",
+                        QuestionType::Choice => "each option’s share",
+                        QuestionType::Ordinal => "mean level",
+                        QuestionType::Number => "mean",
+                    }
+                    .to_owned(),
+                    share,
+                    axis: if share {
+                        ["0 %".to_owned(), "50 %".to_owned(), "100 %".to_owned()]
+                    } else {
+                        [number(min), number((min + max) / 2.0), number(max)]
+                    },
+                    targets: broken_down,
+                });
             }
         }
         BreakdownView {

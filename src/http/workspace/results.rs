@@ -12,6 +12,7 @@ use serde::Deserialize;
 use super::breakdown::BreakdownView;
 use super::builder::design_label;
 use super::design::PLANNED_HALF_WIDTHS;
+use super::reading::{self, Reading, READABLE_HALF_WIDTH};
 use super::{html, owned_survey, percent, see_other, CsrfForm, Nav, Page};
 use crate::db::Database;
 use crate::domain::{InvitationCount, QuestionType, Slug, Survey, SurveyStatus};
@@ -142,6 +143,9 @@ struct ShareRow {
     label: String,
     reported: String,
     estimate: String,
+    /// The chart's figure: the estimate, or while the question is too uncertain to read
+    /// closely, its primary interval in whole percent ("5–45 %").
+    headline: String,
     /// The primary method's one-sided bounds in words.
     bounds: String,
     /// The test of `?null=`, in words ("–" without one).
@@ -195,6 +199,8 @@ struct Share<'a> {
     primary: Option<Primary>,
     bounds: Option<&'a OneSidedBounds>,
     test: Option<&'a NullTest>,
+    /// The question's intervals are narrow enough to read its estimates closely.
+    readable: bool,
 }
 
 fn share_row(index: usize, label: String, share: Share<'_>) -> ShareRow {
@@ -205,16 +211,22 @@ fn share_row(index: usize, label: String, share: Share<'_>) -> ShareRow {
         primary,
         bounds,
         test,
+        readable,
     } = share;
     // The chart draws the primary interval.
     let drawn = primary
         .and_then(|method| intervals.get(method))
         .and_then(|b| b.range());
+    let estimate = estimate_clipped.map_or_else(|| "–".to_owned(), percent);
     ShareRow {
         index,
         label,
         reported: reported.map_or_else(|| "–".to_owned(), |n| n.to_string()),
-        estimate: estimate_clipped.map_or_else(|| "–".to_owned(), percent),
+        headline: match drawn {
+            Some(bounds) if !readable => reading::rough_range(bounds, true, 0),
+            _ => estimate.clone(),
+        },
+        estimate,
         bounds: bounds_text(bounds, primary, percent),
         test: test_text(test),
         intervals: interval_cells(intervals, primary, percent),
@@ -234,6 +246,9 @@ struct MeanView {
     decimals: usize,
     axis: [String; 3],
     estimate: String,
+    /// The chart's figure: the estimate, or its primary interval while the question is too
+    /// uncertain to read closely.
+    headline: String,
     headings: Vec<IntervalHeading>,
     intervals: Vec<IntervalCell>,
     /// The primary method's one-sided bounds in words.
@@ -254,7 +269,7 @@ fn decimals(width: f64) -> usize {
     }
 }
 
-fn mean_view(label: String, mean: &MeanResults) -> MeanView {
+fn mean_view(label: String, mean: &MeanResults, readable: bool) -> MeanView {
     let (min, max) = (mean.min, mean.max);
     let decimals = decimals(max - min);
     let number = |value: f64| format!("{value:.decimals$}");
@@ -262,13 +277,18 @@ fn mean_view(label: String, mean: &MeanResults) -> MeanView {
         .primary
         .and_then(|method| mean.intervals.get(method))
         .and_then(|b| b.range());
+    let estimate = mean.estimate_clipped.map_or_else(|| "–".to_owned(), number);
     MeanView {
         label,
         min,
         max,
         decimals,
         axis: [number(min), number((min + max) / 2.0), number(max)],
-        estimate: mean.estimate_clipped.map_or_else(|| "–".to_owned(), number),
+        headline: match drawn {
+            Some(bounds) if !readable => reading::rough_range(bounds, false, decimals),
+            _ => estimate.clone(),
+        },
+        estimate,
         headings: headings(mean.primary),
         intervals: interval_cells(&mean.intervals, mean.primary, number),
         bounds: bounds_text(mean.bounds.as_ref(), mean.primary, number),
@@ -283,6 +303,7 @@ fn mean_view(label: String, mean: &MeanResults) -> MeanView {
 /// One question's results, as a card.
 struct QuestionCard {
     id: i64,
+    /// The form's number (grouping questions included).
     number: u32,
     text: String,
     label: String,
@@ -301,6 +322,12 @@ struct QuestionCard {
     flagged: bool,
     /// Why an interval of this question is empty, in words; `None` when none is.
     empty_note: Option<String>,
+    /// The consistency check in words (inside the card's details).
+    consistency: Option<String>,
+    /// Every primary interval within ±`READABLE_HALF_WIDTH`: estimates shown as such.
+    readable: bool,
+    /// The card's sentence (None without an interval, or when flagged).
+    reading: Option<Reading>,
 }
 
 /// The widest Chernoff half-width among the targets the planner sizes, as a fraction of
@@ -328,12 +355,9 @@ fn widest_half_width(question: &QuestionResults) -> Option<f64> {
 }
 
 fn question_card(survey: &Survey, question: &QuestionResults, confidence: f64) -> QuestionCard {
-    let design = survey
-        .questions
-        .iter()
-        .find(|q| q.id.get() == question.id)
-        .map(|q| design_label(&q.design))
-        .unwrap_or_default();
+    let asked = survey.questions.iter().find(|q| q.id.get() == question.id);
+    let design = asked.map(|q| design_label(&q.design)).unwrap_or_default();
+    let readable = reading::readable(question);
     let mut shares = Vec::new();
     let mut share_primary = None;
     if question.question_type == QuestionType::YesNo {
@@ -348,6 +372,7 @@ fn question_card(survey: &Survey, question: &QuestionResults, confidence: f64) -
                 primary: question.primary,
                 bounds: question.bounds.as_ref(),
                 test: question.test.as_ref(),
+                readable,
             },
         ));
     }
@@ -363,6 +388,7 @@ fn question_card(survey: &Survey, question: &QuestionResults, confidence: f64) -
                 primary: option.primary,
                 bounds: option.bounds.as_ref(),
                 test: option.test.as_ref(),
+                readable,
             },
         ));
     }
@@ -371,6 +397,7 @@ fn question_card(survey: &Survey, question: &QuestionResults, confidence: f64) -
     if flagged {
         for share in &mut shares {
             share.estimate = "not shown".to_owned();
+            share.headline = "not shown".to_owned();
             share.has_data = false;
         }
     }
@@ -384,17 +411,18 @@ fn question_card(survey: &Survey, question: &QuestionResults, confidence: f64) -
             ),
             _ => format!("Mean (from {} to {})", mean.min, mean.max),
         };
-        mean_view(label, mean)
+        mean_view(label, mean, readable)
     });
     let empty = any_empty(
         std::iter::once(&question.intervals)
             .chain(question.options.iter().flatten().map(|o| &o.intervals))
             .chain(question.mean.iter().map(|m| &m.intervals)),
     );
+    let mean_decimals = mean.as_ref().map_or(0, |mean| mean.decimals);
     QuestionCard {
         empty_note: empty.then(|| empty_interval_note(confidence)),
         id: question.id,
-        number: question.position + 1,
+        number: asked.map_or(question.position + 1, |q| q.number()),
         text: question.text.clone(),
         label: design,
         epsilon: format!("{:.2}", question.epsilon),
@@ -406,6 +434,20 @@ fn question_card(survey: &Survey, question: &QuestionResults, confidence: f64) -
         mean,
         needed_5: question.respondents_needed_for_5_percent,
         flagged,
+        consistency: question.consistency.map(|check| {
+            format!(
+                "Consistency check: e-value {:.2} (p = {}); a warning shows above {}.",
+                check.ln_e_value.exp(),
+                p_text(check.p_value),
+                check.threshold
+            )
+        }),
+        readable,
+        reading: if flagged {
+            None
+        } else {
+            reading::reading(question, mean_decimals)
+        },
     }
 }
 
@@ -414,6 +456,12 @@ struct ResultsView {
     title: String,
     status: &'static str,
     open: bool,
+    /// Closed: the figures are final and the page stops refreshing.
+    closed: bool,
+    /// `READABLE_HALF_WIDTH`, for the page's script.
+    readable_half_width: f64,
+    /// `READABLE_HALF_WIDTH` in points, for the page's explanation.
+    readable_percent: String,
     requires_invitation: bool,
     max_invitations: u32,
     /// The key fingerprint of every invitation link and the redemptions released.
@@ -533,6 +581,9 @@ fn results_view(
         title: survey.title.clone(),
         status: survey.status.as_str(),
         open: survey.status == SurveyStatus::Open,
+        closed: survey.status == SurveyStatus::Closed,
+        readable_half_width: READABLE_HALF_WIDTH,
+        readable_percent: format!("{:.0}", READABLE_HALF_WIDTH * 100.0),
         requires_invitation: survey.requires_invitation,
         release: results
             .release
