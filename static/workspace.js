@@ -189,7 +189,7 @@
   // A chart row's figure: the estimate, or while too uncertain its range in whole units.
   function headline(card, estimate, bounds, format, rough) {
     if (card.dataset.flagged === "true") return "not shown";
-    if (card.dataset.readable === "false" && bounds) return rough(bounds);
+    if (card.dataset.readable === "false" && bounds) return bounds.empty ? "empty" : rough(bounds);
     return estimate === null ? "–" : format(estimate);
   }
 
@@ -228,7 +228,7 @@
         if (range) {
           const target = range.dataset.readingTarget === "mean" ? question.mean : question;
           const bounds = target && target.primary ? target.intervals[target.primary] : null;
-          if (bounds) {
+          if (bounds && !bounds.empty) {
             setAll(wording, "reading-low", format(bounds.low));
             setAll(wording, "reading-high", format(bounds.high));
           }
@@ -237,6 +237,32 @@
         if (widest !== null) setAll(wording, "reading-widest", (widest * 100).toFixed(decimals));
       });
     });
+  }
+
+  // An interval in words: "empty" when it lies wholly outside the target's range (the
+  // page's note says why), as the server writes it.
+  function interval(bounds, format) {
+    if (!bounds) return "–";
+    if (bounds.empty || bounds.low === null || bounds.high === null) return "empty";
+    return format(bounds.low) + " to " + format(bounds.high);
+  }
+
+  // The primary method's one-sided bounds in words, as the server writes them.
+  function oneSided(bounds, primary, format) {
+    if (!bounds || !primary) return "–";
+    const low = bounds.lower[primary];
+    const high = bounds.upper[primary];
+    if (low === null || low === undefined || high === null || high === undefined) return "–";
+    return "at least " + format(low) + ", at most " + format(high);
+  }
+
+  function pText(p) {
+    return p < 1e-4 ? "< 0.0001" : p.toFixed(4);
+  }
+
+  function test(result) {
+    if (!result || result.p_value === null || !result.test) return "–";
+    return "p = " + pText(result.p_value) + " (" + result.test + ")";
   }
 
   function setAll(root, field, text) {
@@ -258,7 +284,7 @@
   // The chart draws the primary interval (none while blinded).
   function draw(scope, estimate, primary) {
     scope.querySelectorAll("svg.track").forEach(function (track) {
-      const shown = estimate !== null && primary;
+      const shown = estimate !== null && primary && !primary.empty;
       track.querySelectorAll("[data-bar], [data-interval], [data-mark]").forEach(function (part) {
         if (shown) part.removeAttribute("visibility");
         else part.setAttribute("visibility", "hidden");

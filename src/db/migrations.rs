@@ -137,7 +137,11 @@ pub fn migrate(connection: &Conn) -> Result<(), AppError> {
         if version == 0 {
             tracing::info!(version = LATEST_VERSION, "created the database schema");
         } else if version < LATEST_VERSION {
-            tracing::info!(from = version, to = LATEST_VERSION, "migrated the database schema");
+            tracing::info!(
+                from = version,
+                to = LATEST_VERSION,
+                "migrated the database schema"
+            );
         }
         Ok(())
     })();

@@ -8,8 +8,8 @@ mod breakdown;
 mod builder;
 mod design;
 mod draft_form;
-mod refusal;
 mod reading;
+mod refusal;
 mod results;
 
 pub use builder::{builder, close, confirm_open, delete_survey, open, preview, save_draft};

@@ -64,14 +64,29 @@ async function createSurvey(definition) {
 }
 
 /** POSTs one randomized response per respondent, the answers fixed by the index. */
+/** A seeded generator for the scripted reports (mulberry32): the same page every run. */
+function seeded(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 async function respond(slug, count) {
   const { questions } = await server.definition(slug);
+  const draw = seeded(32);
   for (let respondent = 0; respondent < count; respondent += 1) {
     const answers = {};
-    for (const [index, question] of questions.entries()) {
+    for (const question of questions) {
       const reports = question.type === 'yes_no' || question.type === 'number' ? 2 : question.options.length;
-      // Grouping answers spread evenly, so that every group is released.
-      answers[question.id] = question.type === 'grouping' ? respondent % reports : (respondent * (index + 2) + index) % reports;
+      // Grouping answers spread evenly, so that every group is released; reports drawn
+      // uniformly, as honest devices would send them for a population spread evenly (a
+      // pattern the design cannot produce would make the intervals empty).
+      answers[question.id] = question.type === 'grouping' ? respondent % reports : Math.floor(draw() * reports);
     }
     const response = await fetch(`${server.origin}/api/surveys/${slug}/responses`, {
       method: 'POST',
@@ -113,7 +128,8 @@ function brokenWords(page) {
       if (label.getClientRects().length === 0) continue;
       const walker = document.createTreeWalker(label, NodeFilter.SHOW_TEXT);
       for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-        for (const match of node.textContent.matchAll(/\S+/g)) {
+        // A line may end after a hyphen ("One-/sided"); never inside a word's letters.
+        for (const match of node.textContent.matchAll(/[^\s-]+-?/g)) {
           const range = document.createRange();
           range.setStart(node, match.index);
           range.setEnd(node, match.index + match[0].length);
@@ -215,7 +231,7 @@ test('a 5-question results page at n = 30 leads with the answer and fits a few s
     assert.equal(await actions.getByText(name, { exact: false }).count() > 0, true, `${name} in the actions bar`);
   }
   const order = await page.evaluate(() => {
-    const sections = Array.from(document.querySelectorAll('main section[id], main [id="actions"]')).map((s) => s.id);
+    const sections = Array.from(document.querySelectorAll('main section[id], main details.card[id]')).map((s) => s.id);
     return sections;
   });
   assert.equal(order.at(-1), 'delete', `delete comes last: ${order}`);
@@ -227,9 +243,14 @@ test('a 5-question results page at n = 30 leads with the answer and fits a few s
   // n = 30 is too few to read closely: the plain sentence, no precise estimate.
   const sentences = await page.locator('.result .reading').allTextContents();
   assert.equal(sentences.length, 4);
-  assert.ok(sentences.every((text) => /still too few responses to read this closely/.test(text)), sentences.join(' | '));
+  assert.ok(sentences.every((text) => /still too few responses to read this closely/i.test(text)), sentences.join(' | '));
+  // A question's own ? or ! is never followed by more punctuation ("compete in?.").
+  assert.doesNotMatch(await page.locator('main').innerText(), /[?!][.:]/);
   // The details fold away the other intervals.
-  assert.equal(await page.locator('.result details table').count(), 4);
+  // (every question's figures in a table inside its details; the ordinal question has two:
+  // its levels' shares and its mean)
+  const tablesPerQuestion = await page.locator('.result').evaluateAll((cards) => cards.map((card) => card.querySelectorAll('details table').length));
+  assert.deepEqual(tablesPerQuestion, [1, 1, 2, 1]);
   assert.equal(await page.locator('.result details[open]').count(), 0);
 
   // The breakdown: one grouped chart per question, no table without rows.
@@ -266,7 +287,10 @@ test('a 5-question results page at n = 30 leads with the answer and fits a few s
   await page.waitForURL('**/results');
   const header = await page.locator('#summary').textContent();
   assert.match(header, /closed/i);
-  assert.match(header, /35 responses/);
+  // The 5 late responses spread over three groups: no combination gains 5, so the last
+  // consideration withholds them and the final n stays the 30 released.
+  assert.match(header, /final: 30 responses/);
+  assert.match(await page.locator('#release-note').textContent(), /withheld:\s*5\b/);
   assert.doesNotMatch(await page.locator('main').textContent(), /every few seconds/i);
   let polled = 0;
   page.on('request', (request) => {
