@@ -125,4 +125,4 @@ grouping-plain = Diese Antwort wird so gesendet, wie Sie sie geben – sie wird 
 grouping-observer =
     Der Server und die Forschenden sehen diese Antwort so, wie Sie sie geben. Ergebnisse
     zeigen sie nur für Gruppen von mindestens { $k } Befragten.
-grouping-unrandomized = Nicht zufällig verändert, so gesendet, wie Sie sie geben: { $questions }.
+grouping-unrandomized = Nicht zufällig verändert, so gesendet, wie Sie sie geben: { $questions }

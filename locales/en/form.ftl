@@ -185,4 +185,4 @@ grouping-plain = This answer is sent as you give it — it is not randomized.
 grouping-observer =
     The server and the researcher see this answer as you give it. Results show it only
     for groups of at least { $k } respondents.
-grouping-unrandomized = Not randomized, sent as you give them: { $questions }.
+grouping-unrandomized = Not randomized, sent as you give them: { $questions }

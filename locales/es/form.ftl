@@ -122,4 +122,4 @@ grouping-plain = Esta respuesta se envía tal como la da: no se aleatoriza.
 grouping-observer =
     El servidor y el investigador ven esta respuesta tal como la da. Los resultados la
     muestran solo para grupos de al menos { $k } personas.
-grouping-unrandomized = No aleatorizadas, se envían tal como las da: { $questions }.
+grouping-unrandomized = No aleatorizadas, se envían tal como las da: { $questions }

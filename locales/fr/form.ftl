@@ -125,4 +125,4 @@ grouping-plain = Cette réponse est envoyée telle que vous la donnez — elle n
 grouping-observer =
     Le serveur et le chercheur voient cette réponse telle que vous la donnez. Les résultats
     ne la montrent que pour des groupes d’au moins { $k } répondants.
-grouping-unrandomized = Non randomisées, envoyées telles que vous les donnez : { $questions }.
+grouping-unrandomized = Non randomisées, envoyées telles que vous les donnez : { $questions }

@@ -113,10 +113,16 @@ impl SurveyPage {
         let unrandomized = if groupings.is_empty() {
             String::new()
         } else {
-            t.with(
+            let sentence = t.with(
                 "grouping-unrandomized",
                 &[("questions", groupings.join("; ").as_str().into())],
-            )
+            );
+            // The last question's own ? or . ends the sentence ("compete in?", not "in?.").
+            if sentence.ends_with(['.', '?', '!', ':', '。', '？']) {
+                sentence
+            } else {
+                sentence + "."
+            }
         };
         let total_epsilon = t.decimal(&format!("{:.2}", definition.total_epsilon));
         let slug = &definition.slug;

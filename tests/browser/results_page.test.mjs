@@ -186,6 +186,10 @@ test('a 5-question results page at n = 30 leads with the answer and fits a few s
     const page = await context.newPage();
     await page.goto(`${server.origin}/s/${slug}`);
     await page.locator('#submit-button:enabled').waitFor();
+    // A question's own ? is never followed by more punctuation ("compete in?.").
+    assert.doesNotMatch(await page.locator('main').innerText(), /[?!][.:]/);
+    // The photograph shows the first randomized question with its privacy level.
+    await page.locator('fieldset').nth(1).scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(IMAGES, 'form-phone.png') });
     await context.close();
   }
