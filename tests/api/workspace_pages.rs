@@ -800,6 +800,32 @@ async fn the_figures_route_gives_the_crates_numbers_for_every_design() {
         .unwrap()
         .contains("a report of No would prove the true answer is No"));
 
+    // An ε out of range, typed in the builder, reads as it will once saved: plain words in
+    // the researcher's language, not the API's field path.
+    for (language, sentence) in [
+        (
+            "en",
+            "Privacy level ε must be between 0.01 and 20; you entered 50.",
+        ),
+        ("de-DE,de;q=0.9", "Die Privatsphäre-Stufe ε muss zwischen"),
+    ] {
+        let request = researcher
+            .request("GET", "/designs/figures")
+            .header("Accept-Language", language)
+            .query(&[("epsilon", "50")]);
+        let refused = researcher.send(request).await;
+        assert_eq!(refused.status(), 400);
+        let body: Value = refused.json().await.unwrap();
+        assert_eq!(body["error"]["code"], "invalid_epsilon");
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(message.contains(sentence), "{language}: {message}");
+        assert!(message.contains("50"), "{language}: {message}");
+        assert!(
+            !message.contains("question.epsilon"),
+            "{language}: {message}"
+        );
+    }
+
     // Only for the signed in.
     let stranger = app
         .client

@@ -5,11 +5,12 @@
 //! researcher types). The script only shows these figures; it computes none of them.
 
 use actix_web::http::header;
-use actix_web::{web, HttpResponse};
+use actix_web::{web, HttpRequest, HttpResponse};
 use randomized_response::{Confidence, PrivacyLevel};
 use serde::{Deserialize, Serialize};
 
 use super::percent;
+use super::refusal::{plain_refusal, researcher_language, Field};
 use crate::domain::{DesignFields, DesignName, QuestionDesign, QuestionType, GROUPING_TYPE};
 use crate::error::AppError;
 use crate::explain::{explain, EXPLAINED_PRIOR};
@@ -621,6 +622,7 @@ pub struct PlanningQuery {
 /// 400 whose message says why. Signed-in researchers (or API tokens) only; never cached.
 pub async fn figures(
     _: Owner,
+    request: HttpRequest,
     query: web::Query<DesignForm>,
     planning: web::Query<PlanningQuery>,
 ) -> Result<HttpResponse, AppError> {
@@ -647,7 +649,18 @@ pub async fn figures(
             })));
     }
     let interval = planning.interval.unwrap_or(Primary::Anytime);
-    let figures = DesignFigures::of(&query.parse("question")?, interval)?;
+    // A refused ε reads as the builder shows it once saved: a plain sentence in the
+    // researcher's language, not the API's field path.
+    let design = query.parse("question").map_err(|error| {
+        let language = researcher_language(&request);
+        match (&error, plain_refusal(&error, "", &query, language)) {
+            (AppError::Invalid { code, .. }, Some(plain)) if plain.field == Field::Epsilon => {
+                AppError::invalid(code, plain.sentence)
+            }
+            _ => error,
+        }
+    })?;
+    let figures = DesignFigures::of(&design, interval)?;
     Ok(HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .json(figures))
