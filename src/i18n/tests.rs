@@ -4,7 +4,7 @@
 use super::*;
 
 /// Every file that asks for a message by name, with how it asks.
-const USERS: [(&str, &str); 9] = [
+const USERS: [(&str, &str); 10] = [
     (
         "templates/survey.html",
         include_str!("../../templates/survey.html"),
@@ -32,6 +32,10 @@ const USERS: [(&str, &str); 9] = [
         include_str!("../http/respondent.rs"),
     ),
     ("src/explain.rs", include_str!("../explain.rs")),
+    (
+        "src/http/workspace/refusal.rs",
+        include_str!("../http/workspace/refusal.rs"),
+    ),
 ];
 
 /// The ways a message is asked for: templates and Rust (`t.text("…")`, `.with("…"`,

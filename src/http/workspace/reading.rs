@@ -180,14 +180,17 @@ mod tests {
 
     /// A yes/no question whose anytime interval is `low` to `high` (the primary one).
     fn yes_no(low: f64, high: f64) -> QuestionResults {
-        let interval = json!({"low": low, "high": high, "half_width": (high - low) / 2.0});
+        let interval =
+            json!({"low": low, "high": high, "half_width": (high - low) / 2.0, "empty": false});
         serde_json::from_value(json!({
             "id": 1, "position": 1, "text": "Have you?", "type": "yes_no", "design": "mirrored",
             "epsilon": 1.0, "truth_probability": 0.73, "n": 30, "reported_yes": 12,
             "estimate": (low + high) / 2.0, "estimate_clipped": (low + high) / 2.0,
             "intervals": {"chernoff": null, "exact": null, "anytime": interval},
             "primary": "anytime", "bounds": null, "test": null, "consistency": null,
-            "options": null, "mean": null, "respondents_needed_for_5_percent": 1000
+            "options": null, "mean": null, "respondents_needed_for_5_percent": 1000,
+            "planning": {"interval": "anytime", "for_5_points": 4314, "for_10_points": 1079,
+                         "chernoff_for_5_points": 3455, "chernoff_for_10_points": 864}
         }))
         .expect("a question's results")
     }
