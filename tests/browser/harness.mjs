@@ -192,6 +192,17 @@ export async function startServer({ defaultLimits = false } = {}) {
       return JSON.parse(text);
     },
 
+    /**
+     * How many responses a survey whose owner sees released responses only (invitations or
+     * grouping questions) holds: its owner never sees that count while it is open, so this
+     * closes it and adds up what the last consideration released and withheld.
+     */
+    async storedAfterClosing(slug) {
+      await server.ownerPost(`/api/surveys/${slug}/close`);
+      const { release } = await server.ownerGet(`/api/surveys/${slug}/results`);
+      return release.released_responses + release.withheld_responses;
+    },
+
     /** How many responses the server holds for a survey (the owner's results, question 1's n). */
     async responseCount(slug) {
       const results = await server.ownerGet(`/api/surveys/${slug}/results`);

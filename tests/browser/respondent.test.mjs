@@ -912,13 +912,12 @@ describe('the form and receipt page states (issue 32)', () => {
 });
 
 describe('an invitation survey in a real browser (blind tokens, issue 20)', () => {
-  /** An open survey that requires invitations, ε = 20 (reports equal the answers), min_cell 1. */
+  /** An open survey that requires invitations, ε = 20 (reports equal the answers). */
   function createInvitationSurvey(count) {
     return server.createOpenSurvey({
       title: 'Invited respondents only',
       description: 'One response per invitation.',
       requires_invitation: true,
-      min_cell: 1,
       questions: Array.from({ length: count }, (_, n) => ({ text: `Invited question ${n + 1}?`, epsilon: 20 })),
     });
   }
@@ -977,7 +976,7 @@ describe('an invitation survey in a real browser (blind tokens, issue 20)', () =
       assert.deepEqual(body.answers, Object.fromEntries(ids.map((id, at) => [String(id), [1, 0][at]])));
       const receipt = (await page.locator('#receipt').textContent()).trim();
       assert.equal(body.response_id, sha256Hex(receipt));
-      assert.equal(await server.responseCount(slug), 1, 'one stored response');
+      assert.equal(await server.storedAfterClosing(slug), 1, 'one stored response');
       assert.deepEqual(await server.lookup(slug, receipt), body.answers);
       assert.equal(await storedState(page, `${slug}:token`), null, 'the spent token is forgotten');
 
@@ -1023,7 +1022,6 @@ describe('an invitation survey in a real browser (blind tokens, issue 20)', () =
       title: 'Invited, with consent',
       description: 'Consent first.',
       requires_invitation: true,
-      min_cell: 1,
       consent: 'Taking part is voluntary.',
       questions: [{ text: 'Invited question?', epsilon: 20 }],
     });
@@ -1043,7 +1041,7 @@ describe('an invitation survey in a real browser (blind tokens, issue 20)', () =
       await chooseWithMouse(page, ids, [1]);
       await page.locator('#submit-button').click();
       await page.locator('#submitted').waitFor({ state: 'visible', timeout: 30_000 });
-      assert.equal(await server.responseCount(slug), 1);
+      assert.equal(await server.storedAfterClosing(slug), 1);
       assertNoProblems(log);
     });
   });

@@ -168,6 +168,12 @@ test('a 5-question results page at n = 30 leads with the answer and fits a few s
   {
     const { context, page } = await newPage(DESKTOP);
     await page.goto(`${server.origin}/surveys/${draft}/edit`);
+    // The photograph shows the first randomized question: its design, ε and planner.
+    await page.locator('legend', { hasText: 'Question 2' }).evaluate((legend) => {
+      const design = legend.closest('fieldset')?.querySelector('details');
+      if (design) design.open = true;
+      legend.scrollIntoView({ block: 'start' });
+    });
     await page.screenshot({ path: path.join(IMAGES, 'builder.png') });
     await context.close();
   }
