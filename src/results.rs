@@ -19,7 +19,7 @@ pub const PLANNING_HALF_WIDTH: f64 = 0.05;
 
 /// Which interval a target's results lead with (docs/design.md, "Which interval is
 /// primary").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Primary {
     /// Valid at every n at once: a survey watched live (open and after closing), and one
@@ -275,39 +275,6 @@ pub const PLANNED_FRACTIONS: [f64; 2] = [0.05, 0.10];
 
 /// [`Planning`] for a design, sized for `interval`'s way of running at `confidence`.
 pub fn planning(
-    design: &QuestionDesign,
-    interval: Primary,
-    confidence: Confidence,
-) -> Result<Planning, AppError> {
-    // A pure function of its arguments whose searches cost far more than the rest of a
-    // question's results (several hundred interval evaluations): remembered, so that a live
-    // page polled every few seconds, or a test that reads the results at every count,
-    // computes it once per design and confidence.
-    type Key = (String, u64, Primary);
-    static REMEMBERED: OnceLock<Mutex<HashMap<Key, Planning>>> = OnceLock::new();
-    let key = (
-        format!("{design:?}"),
-        confidence.level().to_bits(),
-        interval,
-    );
-    let remembered = REMEMBERED.get_or_init(Default::default);
-    if let Some(planning) = remembered
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .get(&key)
-    {
-        return Ok(*planning);
-    }
-    let planning = plan(design, interval, confidence)?;
-    let mut remembered = remembered.lock().unwrap_or_else(PoisonError::into_inner);
-    if remembered.len() >= 4096 {
-        remembered.clear();
-    }
-    remembered.insert(key, planning);
-    Ok(planning)
-}
-
-fn plan(
     design: &QuestionDesign,
     interval: Primary,
     confidence: Confidence,
@@ -698,6 +665,39 @@ pub fn survey_planned_sizes(
 /// [`PlannedSizes`] for one design: the largest over its targets (the "yes" share, every
 /// option's share, a number's mean).
 pub fn planned_sizes(
+    design: &QuestionDesign,
+    fraction: f64,
+    confidence: Confidence,
+) -> Result<PlannedSizes, AppError> {
+    // A pure function of its arguments whose searches cost far more than the rest of a
+    // question's results (several hundred interval evaluations): remembered, so that a live
+    // page polled every few seconds, the survey-wide planner and a test that reads the
+    // results at every count compute it once per design, half-width and confidence.
+    type Key = (String, u64, u64);
+    static REMEMBERED: OnceLock<Mutex<HashMap<Key, PlannedSizes>>> = OnceLock::new();
+    let key = (
+        format!("{design:?}"),
+        fraction.to_bits(),
+        confidence.level().to_bits(),
+    );
+    let remembered = REMEMBERED.get_or_init(Default::default);
+    if let Some(sizes) = remembered
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&key)
+    {
+        return Ok(*sizes);
+    }
+    let sizes = search_planned_sizes(design, fraction, confidence)?;
+    let mut remembered = remembered.lock().unwrap_or_else(PoisonError::into_inner);
+    if remembered.len() >= 4096 {
+        remembered.clear();
+    }
+    remembered.insert(key, sizes);
+    Ok(sizes)
+}
+
+fn search_planned_sizes(
     design: &QuestionDesign,
     fraction: f64,
     confidence: Confidence,
