@@ -49,6 +49,28 @@ pub fn close_survey(connection: &Conn, survey_id: SurveyId) -> Result<bool, AppE
     Ok(true)
 }
 
+/// Runs `step` as one unit: it commits whole or not at all, and nobody reads half of it.
+/// A savepoint, so it nests in the caller's transaction (PostgreSQL's timer holds one with
+/// the group lock) or, on SQLite's writer outside any, is a transaction of its own. A
+/// close outside one would commit statement by statement: a reader could see the survey
+/// closed before its last consideration, and a crash could leave it closed with its key.
+pub(super) fn atomically<T>(
+    connection: &Conn,
+    step: impl FnOnce() -> Result<T, AppError>,
+) -> Result<T, AppError> {
+    connection.execute_batch("SAVEPOINT close_step")?;
+    match step() {
+        Ok(value) => {
+            connection.execute_batch("RELEASE close_step")?;
+            Ok(value)
+        }
+        Err(error) => {
+            let _ = connection.execute_batch("ROLLBACK TO close_step; RELEASE close_step");
+            Err(error)
+        }
+    }
+}
+
 /// The shortest sleep before a closing time: closing times are whole seconds.
 const RETRY: Duration = Duration::from_millis(200);
 
@@ -68,9 +90,9 @@ impl ClosingClock {
         })
     }
 
-    /// Learns the next closing time and closes the surveys whose time has come. Runs
-    /// outside any transaction (the close commits on its own); a failure is logged and
-    /// retried at the next tick. Only a read when nothing is due.
+    /// Learns the next closing time and closes the surveys whose time has come, each in a
+    /// unit of its own ([`atomically`]); a failure is logged and retried at the next tick.
+    /// Only a read when nothing is due.
     pub(super) fn tick(&mut self, connection: &Conn) {
         self.refresh(connection);
         if !self

@@ -103,6 +103,11 @@ fn run(mut connection: Conn, url: &str, queue: &mpsc::Receiver<Message>, tick: D
 /// Closes the surveys whose closing time has come, in a transaction that holds the lock of
 /// every node's writes (a close rewrites the survey's rows: [`super::rewrite`]).
 fn tick_locked(connection: &Conn, closing: &mut ClosingClock) {
+    locked(connection, || closing.tick(connection));
+}
+
+/// Runs `work` in a transaction that holds the lock of every node's writes.
+fn locked(connection: &Conn, work: impl FnOnce()) {
     if connection
         .execute_batch(&format!(
             "BEGIN; SELECT pg_advisory_xact_lock({GROUP_LOCK})"
@@ -112,23 +117,26 @@ fn tick_locked(connection: &Conn, closing: &mut ClosingClock) {
         let _ = connection.execute_batch("ROLLBACK");
         return;
     }
-    closing.tick(connection);
+    work();
     if let Err(error) = connection.execute_batch("COMMIT") {
-        tracing::error!(%error, "cannot commit the closing of surveys");
+        tracing::error!(%error, "cannot commit the closing or deletion of surveys");
         let _ = connection.execute_batch("ROLLBACK");
     }
 }
 
 fn on_timer(connection: &Conn, closing: &mut ClosingClock) {
     tick_locked(connection, closing);
-    match responses::delete_expired_surveys(connection, RetentionDate::today().as_str()) {
-        Ok(deleted) if !deleted.is_empty() => tracing::info!(
-            surveys = deleted.len(),
-            "deleted surveys past their retention date"
-        ),
-        Ok(_) => {}
-        Err(error) => tracing::error!(%error, "cannot apply retention dates"),
-    }
+    // A deletion closes the survey first, and a close rewrites its rows: under the lock.
+    locked(connection, || {
+        match responses::delete_expired_surveys(connection, RetentionDate::today().as_str()) {
+            Ok(deleted) if !deleted.is_empty() => tracing::info!(
+                surveys = deleted.len(),
+                "deleted surveys past their retention date"
+            ),
+            Ok(_) => {}
+            Err(error) => tracing::error!(%error, "cannot apply retention dates"),
+        }
+    });
 }
 
 fn size_report(connection: &Conn, started: Instant) -> Result<EpochReport, AppError> {

@@ -541,7 +541,10 @@ pub fn close_due_surveys(connection: &Conn, now: ClosingTime) -> Result<Vec<Stri
         .collect::<Result<Vec<_>, _>>()?;
     let mut closed = Vec::with_capacity(due.len());
     for (id, slug) in due {
-        if super::closing::close_survey(connection, SurveyId::from_stored(id))? {
+        let survey_id = SurveyId::from_stored(id);
+        if super::closing::atomically(connection, || {
+            super::closing::close_survey(connection, survey_id)
+        })? {
             closed.push(slug);
         }
     }

@@ -484,8 +484,11 @@ pub fn delete_expired_surveys(connection: &Conn, today: &str) -> Result<Vec<Stri
         })?
         .collect::<Result<Vec<_>, _>>()?;
     for (id, _) in &expired {
-        super::closing::close_survey(connection, SurveyId::from_stored(*id))?;
-        connection.execute("DELETE FROM surveys WHERE id = ?1", [id])?;
+        super::closing::atomically(connection, || {
+            super::closing::close_survey(connection, SurveyId::from_stored(*id))?;
+            connection.execute("DELETE FROM surveys WHERE id = ?1", [id])?;
+            Ok(())
+        })?;
     }
     Ok(expired.into_iter().map(|(_, slug)| slug).collect())
 }
