@@ -5,19 +5,20 @@
 //! `&`[`Conn`], written once for both engines ([`sql`]); this module only decides which
 //! connection runs them and where.
 
-pub mod backup;
 mod closing;
-pub mod compaction;
 mod location;
 mod migrations;
-mod pg_writer;
+pub mod postgres;
 pub mod queries;
 mod readers;
 pub mod redemptions;
 pub mod releases;
+mod researchers;
+mod respondents;
 pub mod responses;
-pub mod rewrite;
 pub mod sql;
+pub mod sqlite;
+mod surveys;
 mod writer;
 
 use std::collections::HashMap;
@@ -32,8 +33,9 @@ pub use sql::Conn;
 
 use crate::domain::{Slug, Survey, SurveyStatus, WithdrawalKey};
 use crate::error::AppError;
-pub use compaction::EpochReport;
 pub use migrations::LATEST_VERSION as SCHEMA_VERSION;
+pub use sqlite::backup;
+pub use sqlite::compaction::{self, EpochReport};
 use writer::{AfterCommit, Writer};
 
 const READ_CONNECTIONS: usize = 4;
@@ -100,7 +102,7 @@ impl Database {
         ));
         readers.open_all()?;
         Ok(Self {
-            writer: Writer::start(write_connection, compact_every, Arc::clone(&readers))?,
+            writer: sqlite::writer::start(write_connection, compact_every, Arc::clone(&readers))?,
             readers,
             open_surveys: Arc::default(),
             withdrawal_key,
@@ -119,7 +121,7 @@ impl Database {
             let readers = ReadPool::new(Source::Postgres(url.clone()), POSTGRES_READ_CONNECTIONS);
             readers.open_all()?;
             Ok(Self {
-                writer: pg_writer::start(write_connection, url, tick)?,
+                writer: postgres::writer::start(write_connection, url, tick)?,
                 readers: Arc::new(readers),
                 open_surveys: Arc::default(),
                 withdrawal_key,

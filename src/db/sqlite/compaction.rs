@@ -17,8 +17,8 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::readers::ReadPool;
-use super::sql::Conn;
+use super::super::readers::ReadPool;
+use super::super::sql::Conn;
 
 use crate::error::AppError;
 
@@ -155,7 +155,7 @@ pub(super) fn remove_wal(connection: &Conn) -> Result<bool, AppError> {
     Ok(!database_path(connection).is_some_and(|path| wal_files_exist(&path)))
 }
 
-fn set_journal_mode(connection: &Conn, mode: &str) -> Result<String, super::sql::Error> {
+fn set_journal_mode(connection: &Conn, mode: &str) -> Result<String, super::super::sql::Error> {
     let mode: String =
         connection.query_row(&format!("PRAGMA journal_mode = {mode}"), (), |row| {
             row.get(0)

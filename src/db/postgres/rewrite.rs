@@ -6,14 +6,14 @@
 //! what SQLite's compaction epochs undo (docs/design.md, invariant 8). When a survey closes,
 //! its rows of every such table are deleted and inserted again in key order in one
 //! statement each, inside the writer's group transaction: that transaction holds the lock
-//! every node's writes take ([`super::pg_writer`]), so other nodes' writes wait for it and
+//! every node's writes take ([`super::writer`]), so other nodes' writes wait for it and
 //! none is dropped. Afterwards the survey's rows share one `xmin` (the rewrite's) and their
 //! `ctid`s follow the key, as new rows appended at the end of the heap; a later VACUUM
 //! may let other rows reuse the space freed. Dead row versions stay in the heap until
 //! VACUUM, and the WAL, its archives and replicas keep the earlier order: this narrows
 //! what the live tables show, it does not give PostgreSQL SQLite's guarantee.
 
-use super::sql::Conn;
+use super::super::sql::Conn;
 use crate::domain::SurveyId;
 use crate::error::AppError;
 
@@ -32,7 +32,7 @@ pub fn rewrite_survey_rows(connection: &Conn, survey_id: SurveyId) -> Result<(),
     if !connection.is_postgres() {
         return Ok(());
     }
-    super::releases::forget_survey(connection, survey_id)?;
+    super::super::releases::forget_survey(connection, survey_id)?;
     for (table, key) in RESPONDENT_TABLES {
         connection.execute(
             &format!(

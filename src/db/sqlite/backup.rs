@@ -14,7 +14,7 @@ use std::time::Duration;
 use rusqlite::backup::{Backup, StepResult};
 use rusqlite::{Connection, OpenFlags};
 
-use super::sql::Conn;
+use super::super::sql::Conn;
 use crate::error::AppError;
 
 /// Pages per step: 1 MiB at SQLite's default 4 KiB pages, so progress moves visibly.

@@ -1,4 +1,4 @@
-//! The writer of a node on PostgreSQL: group commit as on SQLite ([`super::writer`]), one
+//! The writer of a node on PostgreSQL: group commit as on SQLite ([`super::super::sqlite::writer`]), one
 //! transaction for every job waiting, a SAVEPOINT around each, answers only after COMMIT.
 //!
 //! Other nodes write to the same database at the same time; what must hold across them is
@@ -12,11 +12,11 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::closing::ClosingClock;
-use super::compaction::EpochReport;
-use super::responses;
-use super::sql::Conn;
-use super::writer::{gather_group, AfterCommit, Job, Message, Writer};
+use super::super::closing::ClosingClock;
+use super::super::responses;
+use super::super::sql::Conn;
+use super::super::sqlite::compaction::EpochReport;
+use super::super::writer::{gather_group, AfterCommit, Job, Message, Writer};
 use crate::domain::RetentionDate;
 use crate::error::AppError;
 
@@ -25,7 +25,11 @@ const RECONNECT_PAUSE: Duration = Duration::from_millis(500);
 
 /// `tick`: how often an idle writer applies retention dates (`--compact-every`, whose
 /// epochs on SQLite do that too).
-pub(super) fn start(connection: Conn, url: String, tick: Duration) -> Result<Writer, AppError> {
+pub(in crate::db) fn start(
+    connection: Conn,
+    url: String,
+    tick: Duration,
+) -> Result<Writer, AppError> {
     let (messages, queue) = mpsc::channel::<Message>();
     thread::Builder::new()
         .name("deniable-pg-writer".to_owned())
@@ -154,7 +158,7 @@ fn size_report(connection: &Conn, started: Instant) -> Result<EpochReport, AppEr
 /// The advisory lock every node's group transaction holds until it commits: groups of
 /// different nodes touch the same counter rows in different orders (one response counts
 /// report 1 of a question, the next report 0), which would deadlock one against the other;
-/// one group at a time across the nodes never does, and a group holds up to [`super::writer::MAX_GROUP`]
+/// one group at a time across the nodes never does, and a group holds up to [`super::super::writer::MAX_GROUP`]
 /// jobs, so the nodes still commit many submissions per transaction.
 const GROUP_LOCK: i64 = 0x6465_6e69_6162_6c77;
 

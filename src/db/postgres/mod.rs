@@ -1,0 +1,5 @@
+//! What only PostgreSQL has: its writer loop under the lock every node's writes take, and
+//! the rewrite of a survey's rows in key order when it closes.
+
+pub mod rewrite;
+pub(super) mod writer;

@@ -1,0 +1,1 @@
+//! What accounts, sessions and tokens ask of storage, by meaning.

@@ -1,0 +1,6 @@
+//! What only SQLite has: its writer loop with the compaction epochs, the epochs themselves
+//! (the file rewritten in key order, the WAL truncated) and online backup and restore.
+
+pub mod backup;
+pub mod compaction;
+pub(super) mod writer;

@@ -1,0 +1,1 @@
+//! What a survey's owner asks of storage about surveys, by meaning.
