@@ -617,27 +617,7 @@ async fn serve_command(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>
     });
     listening.server.await?;
     let epoch = db.close().await?;
-    if args.database.db.is_postgres() {
-        println!("Deniable stopped; every acknowledged response is committed to PostgreSQL.");
-        return Ok(());
-    }
-    if epoch.wal_kept {
-        println!(
-            "Deniable stopped; every acknowledged response is committed ({} bytes, compacted \
-             in {:.0} ms). Another process has the database open, so SQLite keeps its -wal and \
-             -shm files beside it for now: the -shm lists the pages written before the last \
-             epoch until that process closes the database or the server starts again.",
-            epoch.database_bytes,
-            epoch.duration.as_secs_f64() * 1e3
-        );
-        return Ok(());
-    }
-    println!(
-        "Deniable stopped; every acknowledged response is committed, and the database file \
-         alone holds everything ({} bytes, compacted in {:.0} ms).",
-        epoch.database_bytes,
-        epoch.duration.as_secs_f64() * 1e3
-    );
+    println!("{}", db.stopped_message(&epoch));
     Ok(())
 }
 

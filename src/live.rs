@@ -21,7 +21,6 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::db::queries::QuestionCounts;
 use crate::db::releases::{self as stored, CellsAsOf, ReleaseState, ReleasedCell, StoredRelease};
-use crate::db::sql::Engine;
 use crate::db::Database;
 use crate::domain::{GroupingQuestion, Survey, SurveyId, SurveyStatus};
 use crate::error::AppError;
@@ -121,12 +120,10 @@ pub struct Releases {
 }
 
 impl Releases {
-    pub fn for_engine(engine: Engine) -> Self {
+    /// Steps kept here (one process on a SQLite file) or left to storage's tables.
+    pub fn new(steps_in_memory: bool) -> Self {
         Self {
-            steps: match engine {
-                Engine::Sqlite => Some(Mutex::default()),
-                Engine::Postgres => None,
-            },
+            steps: steps_in_memory.then(Mutex::default),
             snapshots: Mutex::default(),
         }
     }

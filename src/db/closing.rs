@@ -45,7 +45,7 @@ pub fn close_survey(connection: &Conn, survey_id: SurveyId) -> Result<bool, AppE
     if requires_invitation || has_groupings {
         super::releases::consider_at_close(connection, survey_id)?;
     }
-    super::postgres::rewrite::rewrite_survey_rows(connection, survey_id)?;
+    connection.rules().after_close(connection, survey_id)?;
     Ok(true)
 }
 

@@ -17,66 +17,47 @@ use crate::error::AppError;
 /// Data the SQL alone cannot convert, run right after it in the same transaction.
 type DataStep = fn(&Conn) -> Result<(), AppError>;
 
+/// A step of the schema; its SQL is each engine's ([`super::engine::EngineRules::migration_steps`]).
 struct Migration {
     version: u32,
-    sql: &'static str,
-    postgres: &'static str,
     then: Option<DataStep>,
 }
 
 const MIGRATIONS: [Migration; 9] = [
     Migration {
         version: 1,
-        sql: include_str!("../../migrations/sqlite/0001_initial.sql"),
-        postgres: include_str!("../../migrations/postgres/0001_initial.sql"),
         then: None,
     },
     Migration {
         version: 2,
-        sql: include_str!("../../migrations/sqlite/0002_privacy_at_rest.sql"),
-        postgres: include_str!("../../migrations/postgres/0002_privacy_at_rest.sql"),
         then: Some(convert_to_one_row_per_response),
     },
     Migration {
         version: 3,
-        sql: include_str!("../../migrations/sqlite/0003_designs.sql"),
-        postgres: include_str!("../../migrations/postgres/0003_designs.sql"),
         then: None,
     },
     Migration {
         version: 4,
-        sql: include_str!("../../migrations/sqlite/0004_survey_intro.sql"),
-        postgres: include_str!("../../migrations/postgres/0004_survey_intro.sql"),
         then: None,
     },
     Migration {
         version: 5,
-        sql: include_str!("../../migrations/sqlite/0005_blind_tokens.sql"),
-        postgres: include_str!("../../migrations/postgres/0005_blind_tokens.sql"),
         then: Some(draw_invitation_keys),
     },
     Migration {
         version: 6,
-        sql: include_str!("../../migrations/sqlite/0006_analyses.sql"),
-        postgres: include_str!("../../migrations/postgres/0006_analyses.sql"),
         then: None,
     },
     Migration {
         version: 7,
-        sql: include_str!("../../migrations/sqlite/0007_releases.sql"),
-        postgres: include_str!("../../migrations/postgres/0007_releases.sql"),
         then: None,
     },
     Migration {
         version: 8,
-        sql: include_str!("../../migrations/sqlite/0008_arriving_responses.sql"),
-        postgres: include_str!("../../migrations/postgres/0008_arriving_responses.sql"),
         then: None,
     },
     Migration {
         version: 9,
-        sql: include_str!("../../migrations/sqlite/0009_disclosure.sql"),
-        postgres: include_str!("../../migrations/postgres/0009_disclosure.sql"),
         then: Some(release_existing_responses),
     },
 ];
@@ -86,26 +67,10 @@ pub const LATEST_VERSION: u32 = 9;
 
 /// Brings the database to [`LATEST_VERSION`] in one transaction (all steps or none).
 pub fn migrate(connection: &Conn) -> Result<(), AppError> {
-    connection.execute_batch(if connection.is_postgres() {
-        "BEGIN"
-    } else {
-        "BEGIN IMMEDIATE"
-    })?;
+    let rules = connection.rules();
+    connection.execute_batch(rules.begin_migration())?;
     let outcome = (|| {
-        let version = if connection.is_postgres() {
-            // Held until COMMIT: other nodes starting now wait here, then find the steps done.
-            super::queries::startup_lock(connection)?;
-            connection.execute_batch(
-                "CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)",
-            )?;
-            connection.query_row(
-                "SELECT coalesce(max(version), 0) FROM schema_version",
-                (),
-                |row| row.get::<_, u32>(0),
-            )?
-        } else {
-            connection.query_row("PRAGMA user_version", (), |row| row.get::<_, u32>(0))?
-        };
+        let version = rules.schema_version(connection)?;
         if version > LATEST_VERSION {
             return Err(AppError::internal(format_args!(
                 "the database has schema version {version}, newer than this binary's \
@@ -113,24 +78,17 @@ pub fn migrate(connection: &Conn) -> Result<(), AppError> {
             )));
         }
         for migration in MIGRATIONS.iter().filter(|m| m.version > version) {
-            if connection.is_postgres() {
-                connection.execute_batch(migration.postgres)?;
-            } else {
-                connection.execute_batch(migration.sql)?;
-            }
+            let step = rules
+                .migration_steps()
+                .get(migration.version as usize - 1)
+                .ok_or_else(|| {
+                    AppError::internal(format_args!("no SQL for migration {}", migration.version))
+                })?;
+            connection.execute_batch(step)?;
             if let Some(then) = migration.then {
                 then(connection)?;
             }
-            if connection.is_postgres() {
-                connection.execute("DELETE FROM schema_version", ())?;
-                connection.execute(
-                    "INSERT INTO schema_version (version) VALUES (?1)",
-                    [migration.version],
-                )?;
-            } else {
-                connection
-                    .execute_batch(&format!("PRAGMA user_version = {}", migration.version))?;
-            }
+            rules.set_schema_version(connection, migration.version)?;
             tracing::debug!(version = migration.version, "migrated the database schema");
         }
         // One line at start, not one per step: a newcomer's first run reads as one event.
@@ -225,7 +183,7 @@ fn convert_to_one_row_per_response(connection: &Conn) -> Result<(), AppError> {
         [random_bytes::<{ WithdrawalKey::BYTES }>()?.to_vec()],
     )?;
     // PostgreSQL starts at this schema: it never held the first release's tables.
-    if connection.is_postgres() {
+    if !connection.rules().may_hold_first_release() {
         return Ok(());
     }
     let responses = connection.prepare("SELECT survey_id, response_id FROM responses")?;

@@ -6,6 +6,7 @@
 //! connection runs them and where.
 
 mod closing;
+pub mod engine;
 mod location;
 mod migrations;
 pub mod postgres;
@@ -67,6 +68,8 @@ pub struct Database {
     readers: Arc<ReadPool>,
     open_surveys: Arc<RwLock<HashMap<Slug, Arc<Survey>>>>,
     withdrawal_key: WithdrawalKey,
+    /// The engine chosen at start-up, for what it does differently.
+    rules: &'static dyn engine::EngineRules,
 }
 
 impl Database {
@@ -106,6 +109,7 @@ impl Database {
             readers,
             open_surveys: Arc::default(),
             withdrawal_key,
+            rules: &sqlite::Sqlite,
         })
     }
 
@@ -125,15 +129,22 @@ impl Database {
                 readers: Arc::new(readers),
                 open_surveys: Arc::default(),
                 withdrawal_key,
+                rules: &postgres::Postgres,
             })
         })
         .join()
         .map_err(|_| AppError::internal("connecting to PostgreSQL panicked"))?
     }
 
-    /// The engine behind this handle.
-    pub fn engine(&self) -> sql::Engine {
-        self.readers.engine()
+    /// Whether the live pages' release steps are kept in this process's memory (one
+    /// process on a file) or in tables every node reads.
+    pub fn keeps_release_steps_in_memory(&self) -> bool {
+        self.rules.steps_in_memory()
+    }
+
+    /// What the server says once [`Database::close`] has returned `last_epoch`.
+    pub fn stopped_message(&self, last_epoch: &EpochReport) -> String {
+        self.rules.stopped_message(last_epoch)
     }
 
     /// The key of the tags that withdrawals leave (HMAC over the response id).

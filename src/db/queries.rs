@@ -18,16 +18,8 @@ use crate::error::AppError;
 /// do that work one after the other, and each finds what the one before did. Nothing on
 /// SQLite, where the writer's `BEGIN IMMEDIATE` already serializes it.
 pub fn startup_lock(connection: &Conn) -> Result<(), AppError> {
-    if connection.is_postgres() {
-        connection.query_row("SELECT pg_advisory_xact_lock(?1)", [STARTUP_LOCK], |_| {
-            Ok(())
-        })?;
-    }
-    Ok(())
+    connection.rules().startup_lock(connection)
 }
-
-/// The advisory lock key of start-up work ("deniable" in ASCII, in 64 bits).
-const STARTUP_LOCK: i64 = 0x6465_6e69_6162_6c65;
 
 // SQLite integers are i64; counts in the domain are u64.
 fn count_to_sql(count: u64) -> Result<i64, AppError> {

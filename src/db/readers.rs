@@ -13,7 +13,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use rusqlite::{Connection, OpenFlags};
 
-use super::sql::{Conn, Engine};
+use super::sql::Conn;
 use super::BUSY_TIMEOUT;
 use crate::error::AppError;
 
@@ -68,13 +68,6 @@ impl ReadPool {
             *lock(slot) = Some(self.source.open()?);
         }
         Ok(())
-    }
-
-    pub(super) fn engine(&self) -> Engine {
-        match self.source {
-            Source::Sqlite(_) => Engine::Sqlite,
-            Source::Postgres(_) => Engine::Postgres,
-        }
     }
 
     /// Runs `work` on a free connection, or waits for one; opens it first if its slot is

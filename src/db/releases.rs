@@ -466,19 +466,9 @@ fn consider(connection: &Conn, survey_id: SurveyId, locked: &Locked) -> Result<(
             unmark.execute(params![survey_id.get(), record_id.as_slice()])?;
         }
     }
-    if connection.is_postgres() {
-        // Every node shows this consideration's cells while the survey is open (the
-        // snapshot SQLite keeps in the server's memory: `crate::live`).
-        connection.execute(
-            "DELETE FROM considered_cells WHERE survey_id = ?1",
-            [survey_id.get()],
-        )?;
-        connection.execute(
-            "INSERT INTO considered_cells (survey_id, cell, n, counts)
-             SELECT survey_id, cell, n, counts FROM released_cells WHERE survey_id = ?1",
-            [survey_id.get()],
-        )?;
-    }
+    connection
+        .rules()
+        .share_consideration(connection, survey_id)?;
     let stored = responses_counted(connection, survey_id)?;
     let redeemed = if locked.requires_invitation {
         redeemed(connection, survey_id)?
@@ -522,11 +512,7 @@ pub fn state(
     as_of: CellsAsOf,
     want_cells: impl FnOnce(&ReleaseCounters) -> bool,
 ) -> Result<ReleaseState, AppError> {
-    connection.execute_batch(if connection.is_postgres() {
-        "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
-    } else {
-        "BEGIN"
-    })?;
+    connection.execute_batch(connection.rules().begin_snapshot())?;
     let state = (|| {
         let counters = counters(connection, survey_id)?;
         let cells = if want_cells(&counters) {
@@ -599,13 +585,7 @@ pub fn write(
 /// A closed survey's live pages show everything: their step is no longer needed (nothing
 /// on SQLite, which keeps none).
 pub fn forget_survey(connection: &Conn, survey_id: SurveyId) -> Result<(), AppError> {
-    if connection.is_postgres() {
-        connection.execute(
-            "DELETE FROM releases WHERE survey_id = ?1",
-            [survey_id.get()],
-        )?;
-    }
-    Ok(())
+    connection.rules().forget_steps(connection, survey_id)
 }
 
 /// `[[question id, [count of report 0, …]], …]`.

@@ -219,12 +219,10 @@ pub fn store_response(
     // Across PostgreSQL nodes, the response that reaches a target must see every response
     // before it: the survey row is locked until this transaction commits, and its status
     // read again after the wait (another node may have closed it meanwhile).
-    let status = if connection.is_postgres() && rule.target_responses().is_some() {
-        connection.query_row(
-            "SELECT status FROM surveys WHERE id = ?1 FOR UPDATE",
-            [survey_id.get()],
-            |row| row.get::<_, String>(0),
-        )?
+    let status = if rule.target_responses().is_some() {
+        connection
+            .rules()
+            .status_for_target(connection, survey_id, status)?
     } else {
         status
     };
@@ -256,19 +254,16 @@ pub fn store_response(
             ))
         }
     }
-    // On SQLite a new response waits in `arriving_responses` until the next epoch merges it
-    // into `stored_responses` (migrations/sqlite/0008_arriving_responses.sql).
-    connection
-        .prepare_cached(if connection.is_postgres() {
-            "INSERT INTO stored_responses (survey_id, record_id, reports) VALUES (?1, ?2, ?3)"
-        } else {
-            "INSERT INTO arriving_responses (survey_id, record_id, reports) VALUES (?1, ?2, ?3)"
-        })?
-        .execute(params![
-            survey_id.get(),
-            record_id.as_bytes(),
-            encode_response(submission.reports(), submission.groupings())
-        ])?;
+    // On SQLite a new response waits in `arriving_responses` until the next epoch.
+    let insert = format!(
+        "INSERT INTO {} (survey_id, record_id, reports) VALUES (?1, ?2, ?3)",
+        connection.rules().arriving_table()
+    );
+    connection.prepare_cached(&insert)?.execute(params![
+        survey_id.get(),
+        record_id.as_bytes(),
+        encode_response(submission.reports(), submission.groupings())
+    ])?;
     let reports: Vec<(i64, i64)> = submission
         .reports()
         .iter()
@@ -404,13 +399,8 @@ pub fn withdraw_response(
     tag: &WithdrawalTag,
 ) -> Result<(), AppError> {
     // On SQLite a response stored since the last epoch is still in `arriving_responses`.
-    let tables: &[&str] = if connection.is_postgres() {
-        &["stored_responses"]
-    } else {
-        &["arriving_responses", "stored_responses"]
-    };
     let mut deleted = None;
-    for table in tables {
+    for table in connection.rules().response_tables() {
         deleted = connection
             .query_row(
                 &format!(

@@ -9,7 +9,7 @@
 //! columns are read through [`FromValue`]: one integer type, one real, text and bytes, as
 //! SQLite stores them, converted on PostgreSQL to whatever the column or parameter is
 //! (`integer`, `bigint`, `boolean`, `numeric` of an aggregate, `json`, …). The few places
-//! where the dialects truly differ ask [`Conn::engine`].
+//! where the engines differ in meaning ask [`Conn::rules`] ([`super::engine`]).
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -390,8 +390,12 @@ impl Conn {
         }
     }
 
-    pub fn is_postgres(&self) -> bool {
-        self.engine() == Engine::Postgres
+    /// What this connection's engine does differently ([`super::engine::EngineRules`]).
+    pub fn rules(&self) -> &'static dyn super::engine::EngineRules {
+        match self.inner {
+            ConnInner::Sqlite(_) => &super::sqlite::Sqlite,
+            ConnInner::Postgres(_) => &super::postgres::Postgres,
+        }
     }
 
     /// The SQLite connection itself, for what only SQLite has (PRAGMAs, backup, VACUUM).

@@ -2,4 +2,7 @@
 //! the rewrite of a survey's rows in key order when it closes.
 
 pub mod rewrite;
+mod rules;
 pub(super) mod writer;
+
+pub use rules::Postgres;

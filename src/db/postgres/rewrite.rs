@@ -29,10 +29,6 @@ const RESPONDENT_TABLES: [(&str, &str); 4] = [
 /// release states (closing releases everything); nothing on SQLite, whose next epoch
 /// rewrites the whole file in key order.
 pub fn rewrite_survey_rows(connection: &Conn, survey_id: SurveyId) -> Result<(), AppError> {
-    if !connection.is_postgres() {
-        return Ok(());
-    }
-    super::super::releases::forget_survey(connection, survey_id)?;
     for (table, key) in RESPONDENT_TABLES {
         connection.execute(
             &format!(

@@ -3,4 +3,7 @@
 
 pub mod backup;
 pub mod compaction;
+mod rules;
 pub(super) mod writer;
+
+pub use rules::Sqlite;

@@ -1,0 +1,132 @@
+//! PostgreSQL's [`EngineRules`]: several nodes write, so start-up work and targets take
+//! locks, every response goes straight to `stored_responses`, and release steps live in
+//! tables every node reads.
+
+use crate::db::engine::EngineRules;
+use crate::db::sql::Conn;
+use crate::db::sqlite::compaction::EpochReport;
+use crate::domain::SurveyId;
+use crate::error::AppError;
+
+pub struct Postgres;
+
+const MIGRATION_STEPS: [&str; 9] = [
+    include_str!("../../../migrations/postgres/0001_initial.sql"),
+    include_str!("../../../migrations/postgres/0002_privacy_at_rest.sql"),
+    include_str!("../../../migrations/postgres/0003_designs.sql"),
+    include_str!("../../../migrations/postgres/0004_survey_intro.sql"),
+    include_str!("../../../migrations/postgres/0005_blind_tokens.sql"),
+    include_str!("../../../migrations/postgres/0006_analyses.sql"),
+    include_str!("../../../migrations/postgres/0007_releases.sql"),
+    include_str!("../../../migrations/postgres/0008_arriving_responses.sql"),
+    include_str!("../../../migrations/postgres/0009_disclosure.sql"),
+];
+
+/// The advisory lock key of start-up work ("deniable" in ASCII, in 64 bits).
+const STARTUP_LOCK: i64 = 0x6465_6e69_6162_6c65;
+
+impl EngineRules for Postgres {
+    fn begin_migration(&self) -> &'static str {
+        "BEGIN"
+    }
+
+    fn schema_version(&self, connection: &Conn) -> Result<u32, AppError> {
+        // Held until COMMIT: other nodes starting now wait here, then find the steps done.
+        self.startup_lock(connection)?;
+        connection.execute_batch(
+            "CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)",
+        )?;
+        Ok(connection.query_row(
+            "SELECT coalesce(max(version), 0) FROM schema_version",
+            (),
+            |row| row.get::<_, u32>(0),
+        )?)
+    }
+
+    fn set_schema_version(&self, connection: &Conn, version: u32) -> Result<(), AppError> {
+        connection.execute("DELETE FROM schema_version", ())?;
+        connection.execute(
+            "INSERT INTO schema_version (version) VALUES (?1)",
+            [version],
+        )?;
+        Ok(())
+    }
+
+    fn migration_steps(&self) -> &'static [&'static str] {
+        &MIGRATION_STEPS
+    }
+
+    fn may_hold_first_release(&self) -> bool {
+        false
+    }
+
+    fn startup_lock(&self, connection: &Conn) -> Result<(), AppError> {
+        connection.query_row("SELECT pg_advisory_xact_lock(?1)", [STARTUP_LOCK], |_| {
+            Ok(())
+        })?;
+        Ok(())
+    }
+
+    fn status_for_target(
+        &self,
+        connection: &Conn,
+        survey_id: SurveyId,
+        _: String,
+    ) -> Result<String, AppError> {
+        // The survey row stays locked until this transaction commits, and its status is
+        // read again after the wait (another node may have closed it meanwhile).
+        Ok(connection.query_row(
+            "SELECT status FROM surveys WHERE id = ?1 FOR UPDATE",
+            [survey_id.get()],
+            |row| row.get::<_, String>(0),
+        )?)
+    }
+
+    fn arriving_table(&self) -> &'static str {
+        "stored_responses"
+    }
+
+    fn response_tables(&self) -> &'static [&'static str] {
+        &["stored_responses"]
+    }
+
+    fn share_consideration(&self, connection: &Conn, survey_id: SurveyId) -> Result<(), AppError> {
+        // Every node shows this consideration's cells while the survey is open (the
+        // snapshot SQLite keeps in the server's memory: `crate::live`).
+        connection.execute(
+            "DELETE FROM considered_cells WHERE survey_id = ?1",
+            [survey_id.get()],
+        )?;
+        connection.execute(
+            "INSERT INTO considered_cells (survey_id, cell, n, counts)
+             SELECT survey_id, cell, n, counts FROM released_cells WHERE survey_id = ?1",
+            [survey_id.get()],
+        )?;
+        Ok(())
+    }
+
+    fn begin_snapshot(&self) -> &'static str {
+        "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+    }
+
+    fn forget_steps(&self, connection: &Conn, survey_id: SurveyId) -> Result<(), AppError> {
+        connection.execute(
+            "DELETE FROM releases WHERE survey_id = ?1",
+            [survey_id.get()],
+        )?;
+        Ok(())
+    }
+
+    fn after_close(&self, connection: &Conn, survey_id: SurveyId) -> Result<(), AppError> {
+        self.forget_steps(connection, survey_id)?;
+        super::rewrite::rewrite_survey_rows(connection, survey_id)
+    }
+
+    fn steps_in_memory(&self) -> bool {
+        false
+    }
+
+    fn stopped_message(&self, _: &EpochReport) -> String {
+        "Deniable stopped; every acknowledged response is committed to PostgreSQL.".to_owned()
+    }
+}

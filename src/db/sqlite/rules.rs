@@ -1,0 +1,106 @@
+//! SQLite's [`EngineRules`]: one writer thread serializes every write, new responses wait
+//! in `arriving_responses` until the next epoch, and release steps live in memory.
+
+use super::compaction::EpochReport;
+use crate::db::engine::EngineRules;
+use crate::db::sql::Conn;
+use crate::domain::SurveyId;
+use crate::error::AppError;
+
+pub struct Sqlite;
+
+const MIGRATION_STEPS: [&str; 9] = [
+    include_str!("../../../migrations/sqlite/0001_initial.sql"),
+    include_str!("../../../migrations/sqlite/0002_privacy_at_rest.sql"),
+    include_str!("../../../migrations/sqlite/0003_designs.sql"),
+    include_str!("../../../migrations/sqlite/0004_survey_intro.sql"),
+    include_str!("../../../migrations/sqlite/0005_blind_tokens.sql"),
+    include_str!("../../../migrations/sqlite/0006_analyses.sql"),
+    include_str!("../../../migrations/sqlite/0007_releases.sql"),
+    include_str!("../../../migrations/sqlite/0008_arriving_responses.sql"),
+    include_str!("../../../migrations/sqlite/0009_disclosure.sql"),
+];
+
+impl EngineRules for Sqlite {
+    fn begin_migration(&self) -> &'static str {
+        "BEGIN IMMEDIATE"
+    }
+
+    fn schema_version(&self, connection: &Conn) -> Result<u32, AppError> {
+        Ok(connection.query_row("PRAGMA user_version", (), |row| row.get::<_, u32>(0))?)
+    }
+
+    fn set_schema_version(&self, connection: &Conn, version: u32) -> Result<(), AppError> {
+        Ok(connection.execute_batch(&format!("PRAGMA user_version = {version}"))?)
+    }
+
+    fn migration_steps(&self) -> &'static [&'static str] {
+        &MIGRATION_STEPS
+    }
+
+    fn may_hold_first_release(&self) -> bool {
+        true
+    }
+
+    fn startup_lock(&self, _: &Conn) -> Result<(), AppError> {
+        // The writer's `BEGIN IMMEDIATE` already serializes start-up work.
+        Ok(())
+    }
+
+    fn status_for_target(&self, _: &Conn, _: SurveyId, status: String) -> Result<String, AppError> {
+        Ok(status)
+    }
+
+    fn arriving_table(&self) -> &'static str {
+        // Merged into `stored_responses` by the next epoch
+        // (migrations/sqlite/0008_arriving_responses.sql).
+        "arriving_responses"
+    }
+
+    fn response_tables(&self) -> &'static [&'static str] {
+        &["arriving_responses", "stored_responses"]
+    }
+
+    fn share_consideration(&self, _: &Conn, _: SurveyId) -> Result<(), AppError> {
+        // One process: its snapshot in memory is what every view shows (`crate::live`).
+        Ok(())
+    }
+
+    fn begin_snapshot(&self) -> &'static str {
+        "BEGIN"
+    }
+
+    fn forget_steps(&self, _: &Conn, _: SurveyId) -> Result<(), AppError> {
+        Ok(())
+    }
+
+    fn after_close(&self, _: &Conn, _: SurveyId) -> Result<(), AppError> {
+        // The next epoch rewrites the whole file in key order.
+        Ok(())
+    }
+
+    fn steps_in_memory(&self) -> bool {
+        true
+    }
+
+    fn stopped_message(&self, epoch: &EpochReport) -> String {
+        if epoch.wal_kept {
+            format!(
+                "Deniable stopped; every acknowledged response is committed ({} bytes, \
+                 compacted in {:.0} ms). Another process has the database open, so SQLite \
+                 keeps its -wal and -shm files beside it for now: the -shm lists the pages \
+                 written before the last epoch until that process closes the database or the \
+                 server starts again.",
+                epoch.database_bytes,
+                epoch.duration.as_secs_f64() * 1e3
+            )
+        } else {
+            format!(
+                "Deniable stopped; every acknowledged response is committed, and the database \
+                 file alone holds everything ({} bytes, compacted in {:.0} ms).",
+                epoch.database_bytes,
+                epoch.duration.as_secs_f64() * 1e3
+            )
+        }
+    }
+}
