@@ -1051,18 +1051,8 @@ async fn no_bad_input_gets_a_server_error_or_a_non_json_error_on_any_route() {
     // The server is still healthy and its data intact after all that.
     let healthz = app.client.get(app.url("/healthz")).send().await.unwrap();
     assert_eq!(healthz.status(), 200);
-    let tables: i64 = app
-        .inspect()
-        .query_row(
-            "SELECT count(*) FROM sqlite_master WHERE name = 'stored_responses'",
-            [],
-            |row| row.get(0),
-        )
-        .unwrap();
-    assert_eq!(
-        tables, 1,
-        "the responses table survived the SQL-looking strings"
-    );
+    // The responses' tables survived the SQL-looking strings (reading a dropped one fails).
+    let _: i64 = app.stored_value("SELECT count(*) FROM all_responses").await;
 }
 
 #[tokio::test]

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use actix_web::dev::ServerHandle;
 use deniable::accounts;
+use deniable::db::sql::FromValue;
 use deniable::db::{Database, DbLocation};
 use deniable::domain::{Email, Password};
 use deniable::http::Settings;
@@ -364,6 +365,36 @@ impl TestApp {
             .send()
             .await
             .unwrap()
+    }
+
+    /// The first column of the first row of `sql`, read through the storage seam
+    /// ([`Database::read`]) on whichever engine the test runs: a test that checks what is
+    /// stored reads it this way, not from the SQLite file.
+    pub async fn stored_value<T: FromValue + Send + 'static>(&self, sql: impl Into<String>) -> T {
+        let sql = sql.into();
+        let shown = sql.clone();
+        self.db
+            .read(move |connection| Ok(connection.query_row(&sql, (), |row| row.get::<_, T>(0))?))
+            .await
+            .unwrap_or_else(|error| panic!("{shown}: {error}"))
+    }
+
+    /// The first column of every row of `sql`, as [`TestApp::stored_value`] reads it.
+    pub async fn stored_column<T: FromValue + Send + 'static>(
+        &self,
+        sql: impl Into<String>,
+    ) -> Vec<T> {
+        let sql = sql.into();
+        let shown = sql.clone();
+        self.db
+            .read(move |connection| {
+                Ok(connection
+                    .prepare(&sql)?
+                    .query_map((), |row| row.get::<_, T>(0))?
+                    .collect::<Result<Vec<T>, _>>()?)
+            })
+            .await
+            .unwrap_or_else(|error| panic!("{shown}: {error}"))
     }
 
     /// Reads the database file directly (read-only), as an auditor would.

@@ -122,10 +122,7 @@ async fn a_grouping_answer_is_checked_required_and_stored_beside_the_reports() {
     assert_eq!(again(1).await.unwrap().status(), 409);
 
     // Stored in the response's one row (format 2), nowhere else.
-    let stored: Vec<u8> = app
-        .inspect()
-        .query_row("SELECT reports FROM all_responses", [], |row| row.get(0))
-        .unwrap();
+    let stored: Vec<u8> = app.stored_value("SELECT reports FROM all_responses").await;
     assert_eq!(stored[0], 2, "format 2: reports, then grouping answers");
     assert_eq!(*stored.last().unwrap(), 2, "the answer as given");
 
@@ -160,14 +157,11 @@ async fn a_grouping_answer_is_checked_required_and_stored_beside_the_reports() {
     // Withdrawing takes the answer with the reports, and its mark of not yet released.
     assert_eq!(app.withdraw(&slug, &receipt).await.status(), 204);
     let left: i64 = app
-        .inspect()
-        .query_row(
+        .stored_value(
             "SELECT (SELECT count(*) FROM all_responses)
                     + (SELECT count(*) FROM unreleased_responses)",
-            [],
-            |row| row.get(0),
         )
-        .unwrap();
+        .await;
     assert_eq!(left, 0);
 }
 

@@ -16,12 +16,9 @@ fn answers(ids: &[i64]) -> Value {
     json!({ ids[0].to_string(): 1, ids[1].to_string(): 0 })
 }
 
-fn count(app: &TestApp, table: &str) -> i64 {
-    app.inspect()
-        .query_row(&format!("SELECT count(*) FROM {table}"), [], |row| {
-            row.get(0)
-        })
-        .unwrap()
+async fn count(app: &TestApp, table: &str) -> i64 {
+    app.stored_value(format!("SELECT count(*) FROM {table}"))
+        .await
 }
 
 async fn definition(app: &TestApp, slug: &str) -> Value {
@@ -46,15 +43,8 @@ async fn an_owner_gets_single_use_links_that_pin_one_key_and_only_hashes_are_sto
         first.fingerprint, second.fingerprint,
         "every link of a survey pins the same key"
     );
-    assert_eq!(count(&app, "invitations"), 7);
-    let stored: Vec<Vec<u8>> = app
-        .inspect()
-        .prepare("SELECT code_hash FROM invitations")
-        .unwrap()
-        .query_map([], |row| row.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    assert_eq!(count(&app, "invitations").await, 7);
+    let stored: Vec<Vec<u8>> = app.stored_column("SELECT code_hash FROM invitations").await;
     for code in &first.codes {
         assert!(stored
             .iter()
@@ -129,7 +119,11 @@ async fn a_redemption_uses_the_invitation_up_and_a_retry_gets_the_same_bytes() {
             .unwrap();
         assert_eq!(response.status(), 400, "{body}");
     }
-    assert_eq!(count(&app, "invitations"), 2, "nothing was used up so far");
+    assert_eq!(
+        count(&app, "invitations").await,
+        2,
+        "nothing was used up so far"
+    );
 
     // Unknown: 403.
     for unknown in ["not-a-code", &"a".repeat(64)] {
@@ -159,17 +153,15 @@ async fn a_redemption_uses_the_invitation_up_and_a_retry_gets_the_same_bytes() {
     assert_eq!(error_code(response).await, "invitation_used");
 
     assert_eq!(
-        count(&app, "invitations"),
+        count(&app, "invitations").await,
         1,
         "the used invitation left the unused ones"
     );
-    assert_eq!(count(&app, "redemptions"), 1);
-    let stored: (Vec<u8>, Vec<u8>) = app
-        .inspect()
-        .query_row("SELECT blinded, evaluation FROM redemptions", [], |row| {
-            Ok((row.get(0)?, row.get(1)?))
-        })
-        .unwrap();
+    assert_eq!(count(&app, "redemptions").await, 1);
+    let stored: (Vec<u8>, Vec<u8>) = (
+        app.stored_value("SELECT blinded FROM redemptions").await,
+        app.stored_value("SELECT evaluation FROM redemptions").await,
+    );
     assert_eq!(
         blind_tokens::to_base64url(&stored.0),
         device.blinded,
@@ -249,8 +241,8 @@ async fn a_response_needs_a_token_its_survey_issued_and_spends_it_once() {
             .await;
         assert_eq!(response.status(), 400, "{malformed}");
     }
-    assert_eq!(count(&app, "all_responses"), 0);
-    assert_eq!(count(&app, "spent_tokens"), 0);
+    assert_eq!(count(&app, "all_responses").await, 0);
+    assert_eq!(count(&app, "spent_tokens").await, 0);
 
     // Spent once; the same body again is the idempotent 200; the token with another
     // response is a 409.
@@ -276,8 +268,8 @@ async fn a_response_needs_a_token_its_survey_issued_and_spends_it_once() {
     assert_eq!(conflicting.status(), 409);
     assert_eq!(error_code(conflicting).await, "response_id_conflict");
 
-    assert_eq!(count(&app, "all_responses"), 1);
-    assert_eq!(count(&app, "spent_tokens"), 1);
+    assert_eq!(count(&app, "all_responses").await, 1);
+    assert_eq!(count(&app, "spent_tokens").await, 1);
     // One response is fewer than k: its owner sees it counted once closed, and withheld.
     app.owner_post(&token, &format!("/api/surveys/{slug}/close"))
         .await;
@@ -296,7 +288,7 @@ async fn an_invalid_submission_does_not_spend_its_token() {
         .submit_with_token(&slug, json!({ ids[0].to_string(): 1 }), Some(&bought), None)
         .await;
     assert_eq!(incomplete.status(), 400);
-    assert_eq!(count(&app, "spent_tokens"), 0);
+    assert_eq!(count(&app, "spent_tokens").await, 0);
     let stored = app
         .submit_with_token(&slug, answers(&ids), Some(&bought), None)
         .await;
@@ -323,8 +315,8 @@ async fn a_hundred_concurrent_spends_of_one_token_store_exactly_one_response() {
     let refused = statuses.iter().filter(|&&s| s == 409).count();
     eprintln!("token race: {stored} stored, {refused} refused (token_spent) of 100");
     assert_eq!((stored, refused), (1, 99));
-    assert_eq!(count(&app, "all_responses"), 1);
-    assert_eq!(count(&app, "spent_tokens"), 1);
+    assert_eq!(count(&app, "all_responses").await, 1);
+    assert_eq!(count(&app, "spent_tokens").await, 1);
     app.owner_post(&token, &format!("/api/surveys/{slug}/close"))
         .await;
     let results = app.results(&token, &slug).await;
@@ -351,8 +343,8 @@ async fn a_hundred_concurrent_redemptions_of_one_invitation_answer_one_evaluatio
     let used = answers.iter().filter(|(s, _)| *s == 409).count();
     eprintln!("redemption race: {redeemed} evaluated, {used} refused (invitation_used) of 100");
     assert_eq!((redeemed, used), (1, 99));
-    assert_eq!(count(&app, "redemptions"), 1);
-    assert_eq!(count(&app, "invitations"), 0);
+    assert_eq!(count(&app, "redemptions").await, 1);
+    assert_eq!(count(&app, "invitations").await, 0);
     // The one answered is the one stored.
     let (index, answer) = answers
         .iter()
@@ -372,7 +364,7 @@ async fn a_hundred_concurrent_redemptions_of_one_invitation_answer_one_evaluatio
     }))
     .await;
     assert!(answers.iter().all(|answer| *answer == answers[0]));
-    assert_eq!(count(&app, "redemptions"), 2);
+    assert_eq!(count(&app, "redemptions").await, 2);
 }
 
 /// A second `deniable serve` on the test server's database file: two processes, one file.
@@ -440,7 +432,7 @@ async fn two_server_processes_on_one_database_evaluate_one_invitation_and_store_
     let used = statuses.iter().filter(|&&s| s == 409).count();
     eprintln!("two processes, redemption race: {redeemed} evaluated, {used} refused of 100");
     assert_eq!((redeemed, used), (1, 99));
-    assert_eq!(count(&app, "redemptions"), 1);
+    assert_eq!(count(&app, "redemptions").await, 1);
 
     // 100 spends of one token, half through each process.
     let bought = app.token_for(&slug, &codes[1]).await;
@@ -465,8 +457,8 @@ async fn two_server_processes_on_one_database_evaluate_one_invitation_and_store_
     let spent = statuses.iter().filter(|&&s| s == 409).count();
     eprintln!("two processes, token race: {stored} stored, {spent} refused of 100");
     assert_eq!((stored, spent), (1, 99));
-    assert_eq!(count(&app, "all_responses"), 1);
-    assert_eq!(count(&app, "spent_tokens"), 1);
+    assert_eq!(count(&app, "all_responses").await, 1);
+    assert_eq!(count(&app, "spent_tokens").await, 1);
 }
 
 #[tokio::test]
@@ -546,7 +538,7 @@ async fn invitations_are_owner_only_bounded_and_for_surveys_that_require_them() 
         .redeem(&open_to_all, &"a".repeat(64), &TokenDevice::new().blinded)
         .await;
     assert_eq!(response.status(), 404, "a draft is nobody's business");
-    assert_eq!(count(&app, "invitations"), 0);
+    assert_eq!(count(&app, "invitations").await, 0);
 }
 
 #[tokio::test]

@@ -31,10 +31,7 @@ async fn submissions_past_the_allowance_get_429_with_retry_after() {
         let response = app.client.get(app.url(path)).send().await.unwrap();
         assert_eq!(response.status(), 200, "{path}");
     }
-    let responses: i64 = app
-        .inspect()
-        .query_row("SELECT count(*) FROM all_responses", [], |row| row.get(0))
-        .unwrap();
+    let responses: i64 = app.stored_value("SELECT count(*) FROM all_responses").await;
     assert_eq!(responses, 3);
 }
 

@@ -227,10 +227,7 @@ async fn an_invitation_survey_is_simulated_in_two_steps_one_invitation_per_devic
             + results["release"]["withheld_responses"].as_u64().unwrap(),
         50
     );
-    let redeemed: i64 = app
-        .inspect()
-        .query_row("SELECT count(*) FROM redemptions", [], |row| row.get(0))
-        .unwrap();
+    let redeemed: i64 = app.stored_value("SELECT count(*) FROM redemptions").await;
     assert_eq!(redeemed, 50, "one redemption per device");
 }
 

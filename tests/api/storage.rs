@@ -26,33 +26,35 @@ async fn two_hundred_concurrent_submissions_are_all_stored_and_tallied() {
         .collect();
     assert!(statuses.iter().all(|&status| status == 201), "{statuses:?}");
 
-    let db = app.inspect();
-    assert_eq!(count(&db, "SELECT count(*) FROM all_responses"), 200);
+    let stored: Vec<Vec<u8>> = app.stored_column("SELECT reports FROM all_responses").await;
+    assert_eq!(stored.len(), 200);
     // Recount every stored report and compare with the running tallies.
     let mut recounted = std::collections::BTreeMap::<i64, (u64, u64)>::new();
-    let mut rows = db.prepare("SELECT reports FROM all_responses").unwrap();
-    for reports in rows.query_map([], |row| row.get::<_, Vec<u8>>(0)).unwrap() {
-        for report in deniable::db::responses::decode_reports(&reports.unwrap()).unwrap() {
+    for reports in stored {
+        for report in deniable::db::responses::decode_reports(&reports).unwrap() {
             let counts = recounted.entry(report.question_id.get()).or_default();
             counts.0 += 1;
             counts.1 += u64::from(report.report);
         }
     }
-    let tallied: std::collections::BTreeMap<i64, (u64, u64)> = db
-        .prepare(
-            "SELECT question_id, sum(n), sum(CASE report WHEN 1 THEN n ELSE 0 END)
-             FROM report_counts GROUP BY question_id HAVING sum(n) > 0",
-        )
-        .unwrap()
-        .query_map([], |row| {
-            Ok((
-                row.get(0)?,
-                (row.get::<_, i64>(1)? as u64, row.get::<_, i64>(2)? as u64),
-            ))
+    let tallied: std::collections::BTreeMap<i64, (u64, u64)> = app
+        .db
+        .read(|connection| {
+            Ok(connection
+                .prepare(
+                    "SELECT question_id, sum(n), sum(CASE report WHEN 1 THEN n ELSE 0 END)
+                     FROM report_counts GROUP BY question_id HAVING sum(n) > 0",
+                )?
+                .query_map((), |row| {
+                    Ok((
+                        row.get::<_, i64>(0)?,
+                        (row.get::<_, i64>(1)? as u64, row.get::<_, i64>(2)? as u64),
+                    ))
+                })?
+                .collect::<Result<_, _>>()?)
         })
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+        .await
+        .unwrap();
     assert_eq!(
         tallied, recounted,
         "the report counts equal the stored rows"
@@ -123,10 +125,8 @@ async fn a_withdrawn_response_leaves_the_tallies_and_the_exports() {
     let kept_id = hex_sha256(&hex_sha256(&kept));
     assert!(csv.contains(&kept_id));
     assert!(!csv.contains(&hex_sha256(&hex_sha256(&withdrawn))));
-    assert_eq!(
-        count(&app.inspect(), "SELECT count(*) FROM all_responses"),
-        1
-    );
+    let stored: i64 = app.stored_value("SELECT count(*) FROM all_responses").await;
+    assert_eq!(stored, 1);
 }
 
 #[tokio::test]

@@ -280,10 +280,7 @@ async fn a_draft_that_requires_invitations_downloads_single_use_links_from_its_r
         assert_eq!(spend().await.status(), 201);
         assert_eq!(spend().await.status(), 409, "spent once");
     }
-    let stored: i64 = app
-        .inspect()
-        .query_row("SELECT count(*) FROM all_responses", [], |row| row.get(0))
-        .unwrap();
+    let stored: i64 = app.stored_value("SELECT count(*) FROM all_responses").await;
     assert_eq!(stored, 3);
     // The surveys list does not count them one by one either: it counts as of the last
     // consideration of releases, none before 10 (min_cell) responses.

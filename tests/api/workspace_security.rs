@@ -284,10 +284,7 @@ async fn session_cookies_are_http_only_same_site_strict_and_secure_with_the_host
         .1;
     assert_eq!(token.len(), 43, "256 random bits, base64url");
     // The database holds only its hash.
-    let stored: Vec<u8> = app
-        .inspect()
-        .query_row("SELECT token_hash FROM sessions", [], |row| row.get(0))
-        .unwrap();
+    let stored: Vec<u8> = app.stored_value("SELECT token_hash FROM sessions").await;
     assert_eq!(stored, SecretToken::parse(token).unwrap().hash().as_bytes());
 
     // Served by another name over plain HTTP, Secure (and so the prefix) cannot be used,
@@ -320,13 +317,8 @@ async fn a_session_ends_after_two_idle_hours_or_twelve_hours_in_all_and_at_sign_
     let app = spawn_app().await;
     add_researcher(&app, "owner@example.org").await;
     let id: i64 = app
-        .inspect()
-        .query_row(
-            "SELECT id FROM researchers WHERE email = 'owner@example.org'",
-            [],
-            |row| row.get(0),
-        )
-        .unwrap();
+        .stored_value("SELECT id FROM researchers WHERE email = 'owner@example.org'")
+        .await;
     let researcher = ResearcherId::from_stored(id);
     let now = now_unix();
     let idle = SecretToken::generate().unwrap();
