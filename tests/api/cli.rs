@@ -6,7 +6,11 @@ use std::process::{Child, Command, Output, Stdio};
 
 use serde_json::{json, Value};
 
+use crate::common::{parse_invitations, spawn_app};
+use crate::demo::researcher_add;
+use crate::invitations::answers;
 use crate::workspace::PASSWORD;
+use deniable::accounts;
 
 /// The real binary with `args`, `stdin` on its standard input.
 pub fn deniable(args: &[&str], stdin: &str) -> Output {
@@ -502,4 +506,93 @@ fn verify_print_hashes_lists_every_built_in_file() {
 
 fn hex_sha256(bytes: &[u8]) -> String {
     hex::encode(deniable::crypto::sha256(bytes))
+}
+
+#[tokio::test]
+async fn the_first_account_made_with_the_command_line_adopts_the_demo_before_or_after_a_start() {
+    // Added while the server runs: the demo exists and moves at once.
+    let app = spawn_app().await;
+    let db = app.db_path.clone();
+    let added = tokio::task::spawn_blocking(move || researcher_add(&db, "first@example.org"))
+        .await
+        .unwrap();
+    assert!(added.status.success(), "{added:?}");
+    let token = accounts::create_token(
+        &app.db,
+        deniable::domain::Email::parse("first@example.org").unwrap(),
+    )
+    .await
+    .unwrap();
+    let results = app
+        .owner_get(token.expose(), "/api/surveys/demo/results")
+        .await;
+    assert_eq!(results.status(), 200, "the first account owns the demo");
+    let second = app.researcher_with_token("second@example.org").await;
+    let refused = app.owner_get(&second, "/api/surveys/demo/results").await;
+    assert_eq!(refused.status(), 404, "the second one does not");
+
+    // Added before the server ever started (no demo yet): the first start hands it over.
+    let directory = tempfile::tempdir().unwrap();
+    let db = directory.path().join("deniable.db");
+    let added = researcher_add(&db, "early@example.org");
+    assert!(added.status.success(), "{added:?}");
+    let db = deniable::serve::prepare_database_with(&db, deniable::db::DEFAULT_COMPACT_EVERY)
+        .await
+        .unwrap();
+    let owner: String = db
+        .read(|connection| {
+            Ok(connection.query_row(
+                "SELECT researchers.email FROM surveys JOIN researchers
+                 ON researchers.id = surveys.owner_id WHERE slug = 'demo'",
+                (),
+                |row| row.get(0),
+            )?)
+        })
+        .await
+        .unwrap();
+    assert_eq!(owner, "early@example.org");
+    db.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_cli_prints_invitations_as_csv_that_the_server_redeems() {
+    let app = spawn_app().await;
+    let (_, slug, ids) = app.open_invitation_survey(&[1.0, 2.0]).await;
+    let output = Command::new(env!("CARGO_BIN_EXE_deniable"))
+        .args([
+            "invitations",
+            "create",
+            "--survey",
+            &slug,
+            "--count",
+            "3",
+            "--url",
+            "https://survey.example.org",
+        ])
+        .arg("--db")
+        .arg(&app.db_path)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let invitations = parse_invitations(&String::from_utf8(output.stdout).unwrap(), &slug);
+    assert_eq!(invitations.codes.len(), 3);
+    assert_eq!(
+        invitations.links[0],
+        format!(
+            "https://survey.example.org/s/{slug}#invitation={}&key={}",
+            invitations.codes[0], invitations.fingerprint
+        )
+    );
+    assert!(String::from_utf8_lossy(&output.stderr).contains(&invitations.fingerprint));
+    let bought = app.token_for(&slug, &invitations.codes[0]).await;
+    assert_eq!(
+        app.submit_with_token(&slug, answers(&ids), Some(&bought), None)
+            .await
+            .status(),
+        201
+    );
 }

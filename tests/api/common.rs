@@ -379,6 +379,17 @@ impl TestApp {
             .unwrap_or_else(|error| panic!("{shown}: {error}"))
     }
 
+    /// Runs one statement as the writer would, through the storage seam, on either engine:
+    /// what someone holding the database's credentials could try. The error is the
+    /// engine's text (its triggers' refusals).
+    pub async fn execute_sql(&self, sql: impl Into<String>) -> Result<usize, String> {
+        let sql = sql.into();
+        self.db
+            .write(move |connection| Ok(connection.execute(&sql, ())?))
+            .await
+            .map_err(|error| error.to_string())
+    }
+
     /// The first column of every row of `sql`, as [`TestApp::stored_value`] reads it.
     pub async fn stored_column<T: FromValue + Send + 'static>(
         &self,

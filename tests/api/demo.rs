@@ -52,7 +52,7 @@ async fn the_first_account_made_with_the_setup_link_finds_the_demo_and_its_resul
     assert_eq!(colleague.get("/surveys/demo/results").await.status(), 404);
 }
 
-fn researcher_add(db: &std::path::Path, email: &str) -> std::process::Output {
+pub(crate) fn researcher_add(db: &std::path::Path, email: &str) -> std::process::Output {
     use std::io::Write;
     let mut child = Command::new(env!("CARGO_BIN_EXE_deniable"))
         .args(["researcher", "add", email, "--db"])
@@ -66,50 +66,4 @@ fn researcher_add(db: &std::path::Path, email: &str) -> std::process::Output {
     stdin.write_all(format!("{PASSWORD}\n").as_bytes()).unwrap();
     drop(stdin);
     child.wait_with_output().unwrap()
-}
-
-#[tokio::test]
-async fn the_first_account_made_with_the_command_line_adopts_the_demo_before_or_after_a_start() {
-    // Added while the server runs: the demo exists and moves at once.
-    let app = spawn_app().await;
-    let db = app.db_path.clone();
-    let added = tokio::task::spawn_blocking(move || researcher_add(&db, "first@example.org"))
-        .await
-        .unwrap();
-    assert!(added.status.success(), "{added:?}");
-    let token = accounts::create_token(
-        &app.db,
-        deniable::domain::Email::parse("first@example.org").unwrap(),
-    )
-    .await
-    .unwrap();
-    let results = app
-        .owner_get(token.expose(), "/api/surveys/demo/results")
-        .await;
-    assert_eq!(results.status(), 200, "the first account owns the demo");
-    let second = app.researcher_with_token("second@example.org").await;
-    let refused = app.owner_get(&second, "/api/surveys/demo/results").await;
-    assert_eq!(refused.status(), 404, "the second one does not");
-
-    // Added before the server ever started (no demo yet): the first start hands it over.
-    let directory = tempfile::tempdir().unwrap();
-    let db = directory.path().join("deniable.db");
-    let added = researcher_add(&db, "early@example.org");
-    assert!(added.status.success(), "{added:?}");
-    let db = deniable::serve::prepare_database_with(&db, deniable::db::DEFAULT_COMPACT_EVERY)
-        .await
-        .unwrap();
-    let owner: String = db
-        .read(|connection| {
-            Ok(connection.query_row(
-                "SELECT researchers.email FROM surveys JOIN researchers
-                 ON researchers.id = surveys.owner_id WHERE slug = 'demo'",
-                (),
-                |row| row.get(0),
-            )?)
-        })
-        .await
-        .unwrap();
-    assert_eq!(owner, "early@example.org");
-    db.close().await.unwrap();
 }

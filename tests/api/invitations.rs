@@ -6,22 +6,21 @@
 use std::process::{Child, Command, Stdio};
 
 use crate::common::{
-    error_code, parse_invitations, receipt_and_response_id, serving_address, spawn_app, TestApp,
-    TokenDevice,
+    error_code, receipt_and_response_id, serving_address, spawn_app, TestApp, TokenDevice,
 };
 use futures_util::future::join_all;
 use serde_json::{json, Value};
 
-fn answers(ids: &[i64]) -> Value {
+pub(crate) fn answers(ids: &[i64]) -> Value {
     json!({ ids[0].to_string(): 1, ids[1].to_string(): 0 })
 }
 
-async fn count(app: &TestApp, table: &str) -> i64 {
+pub(crate) async fn count(app: &TestApp, table: &str) -> i64 {
     app.stored_value(format!("SELECT count(*) FROM {table}"))
         .await
 }
 
-async fn definition(app: &TestApp, slug: &str) -> Value {
+pub(crate) async fn definition(app: &TestApp, slug: &str) -> Value {
     app.client
         .get(app.url(&format!("/api/surveys/{slug}")))
         .send()
@@ -368,13 +367,13 @@ async fn a_hundred_concurrent_redemptions_of_one_invitation_answer_one_evaluatio
 }
 
 /// A second `deniable serve` on the test server's database file: two processes, one file.
-struct SecondServer {
+pub(crate) struct SecondServer {
     child: Child,
-    address: String,
+    pub(crate) address: String,
 }
 
 impl SecondServer {
-    fn start(app: &TestApp) -> Self {
+    pub(crate) fn start(app: &TestApp) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_deniable"))
             .args([
                 "serve",
@@ -399,113 +398,6 @@ impl Drop for SecondServer {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-    }
-}
-
-#[tokio::test]
-async fn two_server_processes_on_one_database_evaluate_one_invitation_and_store_one_spend() {
-    let app = spawn_app().await;
-    let (token, slug, ids) = app.open_invitation_survey(&[1.0, 2.0]).await;
-    let codes = app.invitations(&token, &slug, 2).await.codes;
-    let second = SecondServer::start(&app);
-    let servers = [app.address.clone(), second.address.clone()];
-
-    // 100 devices redeem one invitation, half through each process.
-    let devices: Vec<TokenDevice> = (0..100).map(|_| TokenDevice::new()).collect();
-    let statuses: Vec<u16> = join_all(devices.iter().enumerate().map(|(i, device)| {
-        let url = format!("{}/api/surveys/{slug}/redemptions", servers[i % 2]);
-        let body = json!({"invitation": codes[0], "blinded": device.blinded});
-        let client = app.client.clone();
-        async move {
-            client
-                .post(url)
-                .json(&body)
-                .send()
-                .await
-                .unwrap()
-                .status()
-                .as_u16()
-        }
-    }))
-    .await;
-    let redeemed = statuses.iter().filter(|&&s| s == 200).count();
-    let used = statuses.iter().filter(|&&s| s == 409).count();
-    eprintln!("two processes, redemption race: {redeemed} evaluated, {used} refused of 100");
-    assert_eq!((redeemed, used), (1, 99));
-    assert_eq!(count(&app, "redemptions").await, 1);
-
-    // 100 spends of one token, half through each process.
-    let bought = app.token_for(&slug, &codes[1]).await;
-    let statuses: Vec<u16> = join_all((0..100).map(|i| {
-        let url = format!("{}/api/surveys/{slug}/responses", servers[i % 2]);
-        let (_, response_id) = receipt_and_response_id();
-        let body = json!({"answers": answers(&ids), "token": bought, "response_id": response_id});
-        let client = app.client.clone();
-        async move {
-            client
-                .post(url)
-                .json(&body)
-                .send()
-                .await
-                .unwrap()
-                .status()
-                .as_u16()
-        }
-    }))
-    .await;
-    let stored = statuses.iter().filter(|&&s| s == 201).count();
-    let spent = statuses.iter().filter(|&&s| s == 409).count();
-    eprintln!("two processes, token race: {stored} stored, {spent} refused of 100");
-    assert_eq!((stored, spent), (1, 99));
-    assert_eq!(count(&app, "all_responses").await, 1);
-    assert_eq!(count(&app, "spent_tokens").await, 1);
-}
-
-#[tokio::test]
-async fn no_column_joins_an_invitation_or_a_redemption_to_a_response() {
-    let app = spawn_app().await;
-    let connection = app.inspect();
-    let columns = |table: &str| -> Vec<String> {
-        connection
-            .prepare(&format!("SELECT name FROM pragma_table_info('{table}')"))
-            .unwrap()
-            .query_map([], |row| row.get(0))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect()
-    };
-    assert_eq!(columns("invitations"), ["code_hash", "survey_id"]);
-    assert_eq!(
-        columns("redemptions"),
-        ["survey_id", "code_hash", "blinded", "evaluation", "proof"]
-    );
-    assert_eq!(columns("spent_tokens"), ["survey_id", "input_hash"]);
-    for table in ["stored_responses", "arriving_responses", "report_counts"] {
-        assert!(
-            columns(table)
-                .iter()
-                .all(|c| !c.contains("invitation") && !c.contains("token")),
-            "{table}: {:?}",
-            columns(table)
-        );
-    }
-    for table in [
-        "invitations",
-        "redemptions",
-        "spent_tokens",
-        "invitation_keys",
-    ] {
-        let foreign_keys: i64 = connection
-            .query_row(
-                &format!(
-                    "SELECT count(*) FROM pragma_foreign_key_list('{table}') \
-                     WHERE \"table\" != 'surveys'"
-                ),
-                [],
-                |row| row.get(0),
-            )
-            .unwrap();
-        assert_eq!(foreign_keys, 0, "{table} refers to its survey only");
     }
 }
 
@@ -539,114 +431,6 @@ async fn invitations_are_owner_only_bounded_and_for_surveys_that_require_them() 
         .await;
     assert_eq!(response.status(), 404, "a draft is nobody's business");
     assert_eq!(count(&app, "invitations").await, 0);
-}
-
-#[tokio::test]
-async fn closing_erases_the_private_key_from_every_file_and_only_retries_still_succeed() {
-    let app = spawn_app().await;
-    let (token, slug, ids) = app.open_invitation_survey(&[1.0, 2.0]).await;
-    let codes = app.invitations(&token, &slug, 3).await.codes;
-    let private_key: Vec<u8> = app
-        .inspect()
-        .query_row("SELECT private_key FROM invitation_keys", [], |row| {
-            row.get(0)
-        })
-        .unwrap();
-    assert_eq!(private_key.len(), 32);
-    let spent = app.token_for(&slug, &codes[0]).await;
-    let (_, response_id) = receipt_and_response_id();
-    let first = app
-        .submit_with_token(&slug, answers(&ids), Some(&spent), Some(&response_id))
-        .await;
-    assert_eq!(first.status(), 201);
-    let unspent = app.token_for(&slug, &codes[1]).await;
-    let device = TokenDevice::new();
-    let fingerprint = definition(&app, &slug).await["invitation_key"]["fingerprint"].clone();
-
-    let closed = app
-        .owner_post(&token, &format!("/api/surveys/{slug}/close"))
-        .await;
-    assert_eq!(closed.status(), 200);
-    let erased: Option<Vec<u8>> = app
-        .inspect()
-        .query_row("SELECT private_key FROM invitation_keys", [], |row| {
-            row.get(0)
-        })
-        .unwrap();
-    assert_eq!(erased, None);
-    for file in ["deniable.db", "deniable.db-wal"] {
-        let path = app.db_path.with_file_name(file);
-        let bytes = std::fs::read(&path).unwrap_or_default();
-        assert!(
-            !bytes
-                .windows(32)
-                .any(|window| window == private_key.as_slice()),
-            "{file} still holds the private key"
-        );
-    }
-    let response = app.redeem(&slug, &codes[2], &device.blinded).await;
-    assert_eq!(response.status(), 409);
-    assert_eq!(error_code(response).await, "survey_not_open");
-    let response = app
-        .submit_with_token(&slug, answers(&ids), Some(&unspent), None)
-        .await;
-    assert_eq!(response.status(), 409);
-    assert_eq!(error_code(response).await, "survey_not_open");
-    let retry = app
-        .submit_with_token(&slug, answers(&ids), Some(&spent), Some(&response_id))
-        .await;
-    assert_eq!(retry.status(), 200, "a device's retry is still recognised");
-    assert_eq!(
-        definition(&app, &slug).await["invitation_key"]["fingerprint"],
-        fingerprint,
-        "the public key stays, so links can still be checked"
-    );
-    let response = app.request_invitations(&token, &slug, json!(1)).await;
-    assert_eq!(response.status(), 409);
-    assert_eq!(error_code(response).await, "survey_closed");
-}
-
-#[tokio::test]
-async fn the_cli_prints_invitations_as_csv_that_the_server_redeems() {
-    let app = spawn_app().await;
-    let (_, slug, ids) = app.open_invitation_survey(&[1.0, 2.0]).await;
-    let output = Command::new(env!("CARGO_BIN_EXE_deniable"))
-        .args([
-            "invitations",
-            "create",
-            "--survey",
-            &slug,
-            "--count",
-            "3",
-            "--url",
-            "https://survey.example.org",
-        ])
-        .arg("--db")
-        .arg(&app.db_path)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let invitations = parse_invitations(&String::from_utf8(output.stdout).unwrap(), &slug);
-    assert_eq!(invitations.codes.len(), 3);
-    assert_eq!(
-        invitations.links[0],
-        format!(
-            "https://survey.example.org/s/{slug}#invitation={}&key={}",
-            invitations.codes[0], invitations.fingerprint
-        )
-    );
-    assert!(String::from_utf8_lossy(&output.stderr).contains(&invitations.fingerprint));
-    let bought = app.token_for(&slug, &invitations.codes[0]).await;
-    assert_eq!(
-        app.submit_with_token(&slug, answers(&ids), Some(&bought), None)
-            .await
-            .status(),
-        201
-    );
 }
 
 /// The owner's results as its owner sees them: (n of the first question, `responses`).

@@ -14,17 +14,18 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::at_rest::wal_index::WalIndex;
-use crate::common::{spawn_app, spawn_app_in, spawn_app_with_epochs, test_settings, TokenDevice};
-use crate::workspace::{signed_in, Browser, PASSWORD};
+use crate::common::{spawn_app, spawn_app_with_epochs, test_settings};
+use crate::workspace::signed_in;
 
-const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/api/fixtures/v0-80e3bd5");
+pub(crate) const FIXTURE: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/tests/api/fixtures/v0-80e3bd5");
 
-fn hex_sha256(text: &str) -> String {
+pub(crate) fn hex_sha256(text: &str) -> String {
     hex::encode(ring::digest::digest(&ring::digest::SHA256, text.as_bytes()).as_ref())
 }
 
 /// Every file of the database: the file itself, its WAL and shared memory.
-fn database_files(db: &Path) -> Vec<PathBuf> {
+pub(crate) fn database_files(db: &Path) -> Vec<PathBuf> {
     ["", "-wal", "-shm", "-journal"]
         .iter()
         .map(|suffix| {
@@ -37,7 +38,7 @@ fn database_files(db: &Path) -> Vec<PathBuf> {
 }
 
 /// How many of `needles` occur anywhere in the files.
-fn occurrences(files: &[PathBuf], needles: &[Vec<u8>]) -> usize {
+pub(crate) fn occurrences(files: &[PathBuf], needles: &[Vec<u8>]) -> usize {
     let contents: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
     needles
         .iter()
@@ -49,233 +50,6 @@ fn occurrences(files: &[PathBuf], needles: &[Vec<u8>]) -> usize {
             })
         })
         .count()
-}
-
-#[tokio::test]
-async fn a_database_of_the_first_release_is_migrated_in_place_with_everything_kept() {
-    let directory = Arc::new(tempfile::tempdir().unwrap());
-    std::fs::copy(
-        format!("{FIXTURE}/deniable.db"),
-        directory.path().join("deniable.db"),
-    )
-    .unwrap();
-    let app = spawn_app_in(Arc::clone(&directory)).await;
-    let version: u32 = app
-        .inspect()
-        .query_row("PRAGMA user_version", [], |row| row.get(0))
-        .unwrap();
-    assert_eq!(version, deniable::db::SCHEMA_VERSION);
-
-    // The fixture's owner still signs in with their password.
-    let mut browser = Browser::new(&app);
-    assert_eq!(
-        browser
-            .try_sign_in("owner@example.org", PASSWORD)
-            .await
-            .status(),
-        303
-    );
-
-    // Every response kept its reports; the first receipt had been withdrawn.
-    let export = std::fs::read_to_string(format!("{FIXTURE}/export-exam-honesty.csv")).unwrap();
-    let receipts = std::fs::read_to_string(format!("{FIXTURE}/receipts-exam-honesty.txt")).unwrap();
-    let receipts: Vec<&str> = receipts.lines().collect();
-    assert_eq!(receipts.len(), 40);
-    assert_eq!(
-        app.lookup("exam-honesty-8c53ebf4", receipts[0])
-            .await
-            .status(),
-        404
-    );
-    for receipt in &receipts[1..] {
-        let response = app.lookup("exam-honesty-8c53ebf4", receipt).await;
-        assert_eq!(response.status(), 200);
-        let body: Value = response.json().await.unwrap();
-        let response_id = hex_sha256(receipt);
-        assert_eq!(body["record_id"], hex_sha256(&response_id));
-        let exported: Vec<(i64, u64)> = export
-            .lines()
-            .filter(|line| line.starts_with(&response_id))
-            .map(|line| {
-                let cells: Vec<&str> = line.split(',').collect();
-                (cells[1].parse().unwrap(), cells[4].parse().unwrap())
-            })
-            .collect();
-        let migrated: Vec<(i64, u64)> = body["reports"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| {
-                (
-                    r["question_id"].as_i64().unwrap(),
-                    r["report"].as_u64().unwrap(),
-                )
-            })
-            .collect();
-        assert_eq!(migrated, exported, "{receipt}");
-    }
-    let invited = std::fs::read_to_string(format!("{FIXTURE}/receipts-invited-only.txt")).unwrap();
-    for receipt in invited.lines() {
-        assert_eq!(
-            app.lookup("invited-only-89997def", receipt).await.status(),
-            200
-        );
-    }
-
-    // Every tally: the results are those the first release computed.
-    let token = deniable::accounts::create_token(
-        &app.db,
-        deniable::domain::Email::parse("owner@example.org").unwrap(),
-    )
-    .await
-    .unwrap();
-    // A survey that requires invitations shows its owner released responses only
-    // (docs/design.md, invariant 11): its three responses are fewer than its min_cell, so
-    // migration 0009 left them unreleased, and closing withholds them.
-    let closed = app
-        .owner_post(token.expose(), "/api/surveys/invited-only-89997def/close")
-        .await;
-    assert_eq!(closed.status(), 200);
-    let invited = app.results(token.expose(), "invited-only-89997def").await;
-    assert_eq!(invited["release"]["withheld_responses"], 3, "{invited}");
-    assert_eq!(invited["questions"][0]["n"], 0);
-    for slug in ["exam-honesty-8c53ebf4"] {
-        let before: Value = serde_json::from_str(
-            &std::fs::read_to_string(format!(
-                "{FIXTURE}/results-{}.json",
-                &slug[..slug.rfind('-').unwrap()]
-            ))
-            .unwrap(),
-        )
-        .unwrap();
-        let after = app.results(token.expose(), slug).await;
-        for (old, new) in before["questions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .zip(after["questions"].as_array().unwrap())
-        {
-            assert_eq!(old["n"], new["n"], "{slug}");
-            assert_eq!(old["reported_yes"], new["reported_yes"], "{slug}");
-            // One code path now estimates every design (the per-record value of the
-            // matrix): the same formula, summed in another order, so equal to 1e-12.
-            let (old, new) = (old["estimate"].as_f64(), new["estimate"].as_f64());
-            match (old, new) {
-                (Some(old), Some(new)) => assert!((old - new).abs() < 1e-12, "{slug}: {old} {new}"),
-                _ => assert_eq!(old, new, "{slug}"),
-            }
-        }
-    }
-    // The unused invitations are kept (links made before must pin the key migration 0005
-    // drew for an open survey; this one is closed now).
-    let unused: i64 = app
-        .inspect()
-        .query_row("SELECT count(*) FROM invitations", [], |row| row.get(0))
-        .unwrap();
-    assert_eq!(unused, 2);
-}
-
-#[tokio::test]
-async fn a_deleted_survey_leaves_no_response_invitation_or_token_in_any_file_or_later_backup() {
-    let app = spawn_app().await;
-    let token = app.researcher_with_token("owner@example.org").await;
-    let created = app
-        .create_survey(
-            &token,
-            &json!({"title": "To destroy", "requires_invitation": true,
-                    "questions": [{"text": "Sensitive?", "epsilon": 1.0}]}),
-        )
-        .await;
-    let created: Value = created.json().await.unwrap();
-    let slug = created["slug"].as_str().unwrap().to_owned();
-    let question = created["questions"][0]["id"].as_i64().unwrap();
-    assert_eq!(
-        app.owner_post(&token, &format!("/api/surveys/{slug}/open"))
-            .await
-            .status(),
-        200
-    );
-    let invitations = app.invitations(&token, &slug, 60).await;
-    let private_key: Vec<u8> = app
-        .inspect()
-        .query_row("SELECT private_key FROM invitation_keys", [], |row| {
-            row.get(0)
-        })
-        .unwrap();
-    let mut needles = vec![private_key];
-    let public_key = app.public_key(&slug).await;
-    for (i, code) in invitations.codes.iter().enumerate() {
-        needles.push(
-            ring::digest::digest(&ring::digest::SHA256, code.as_bytes())
-                .as_ref()
-                .to_vec(),
-        );
-        if i < 40 {
-            // Redeemed, then spent: the blinded element, the evaluation, the spent token's
-            // hash and the response are all the survey's data.
-            let device = TokenDevice::new();
-            let answer: Value = app
-                .redeem(&slug, code, &device.blinded)
-                .await
-                .json()
-                .await
-                .unwrap();
-            let bought = device.finalize(&answer, &public_key);
-            needles.push(blind_tokens::from_base64url(&device.blinded).unwrap());
-            needles.push(
-                blind_tokens::from_base64url(answer["evaluation"].as_str().unwrap()).unwrap(),
-            );
-            needles.push(
-                ring::digest::digest(
-                    &ring::digest::SHA256,
-                    &blind_tokens::from_base64url(bought["input"].as_str().unwrap()).unwrap(),
-                )
-                .as_ref()
-                .to_vec(),
-            );
-            let response = app
-                .submit_with_token(
-                    &slug,
-                    json!({ question.to_string(): i % 2 }),
-                    Some(&bought),
-                    None,
-                )
-                .await;
-            assert_eq!(response.status(), 201);
-            let record_id: Value = response.json().await.unwrap();
-            let record_id = hex::decode(record_id["record_id"].as_str().unwrap()).unwrap();
-            needles.push(record_id);
-        }
-    }
-    let files = database_files(&app.db_path);
-    assert!(
-        occurrences(&files, &needles) > 0,
-        "the scan finds the survey's data before the deletion"
-    );
-
-    let deleted = app
-        .client
-        .delete(app.url(&format!("/api/surveys/{slug}")))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(deleted.status(), 204);
-    assert_eq!(
-        occurrences(&database_files(&app.db_path), &needles),
-        0,
-        "nothing of the deleted survey in the database, WAL or shared memory"
-    );
-    let backup = app.db_path.with_file_name("after-deletion.db");
-    deniable::db::backup::backup(&app.db_path, &backup).unwrap();
-    assert_eq!(occurrences(&[backup], &needles), 0);
-    let gone = app
-        .client
-        .get(app.url(&format!("/s/{slug}")))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(gone.status(), 404);
 }
 
 #[tokio::test]
@@ -324,31 +98,30 @@ async fn a_survey_past_its_retention_date_is_deleted_by_the_next_epoch() {
 async fn questions_of_an_open_survey_cannot_be_changed_even_by_sql() {
     let app = spawn_app().await;
     let (_, slug, ids) = app.open_survey(&[1.0]).await;
-    let connection = rusqlite::Connection::open(&app.db_path).unwrap();
-    connection.busy_timeout(Duration::from_secs(5)).unwrap();
+    let question = ids[0];
     for statement in [
-        "UPDATE questions SET epsilon = 5.0 WHERE id = ?1",
-        "UPDATE questions SET text = 'Changed?' WHERE id = ?1",
-        "DELETE FROM questions WHERE id = ?1",
+        format!("UPDATE questions SET epsilon = 5.0 WHERE id = {question}"),
+        format!("UPDATE questions SET text = 'Changed?' WHERE id = {question}"),
+        format!("DELETE FROM questions WHERE id = {question}"),
     ] {
-        let refused = connection.execute(statement, [ids[0]]);
+        let refused = app.execute_sql(statement.clone()).await;
         assert!(refused.is_err(), "{statement} was allowed");
     }
-    let survey_id: i64 = connection
-        .query_row("SELECT id FROM surveys WHERE slug = ?1", [&slug], |row| {
-            row.get(0)
-        })
-        .unwrap();
-    let added = connection.execute(
-        "INSERT INTO questions (survey_id, position, text, epsilon) VALUES (?1, 9, 'New?', 1.0)",
-        [survey_id],
-    );
+    let survey_id: i64 = app
+        .stored_value(format!("SELECT id FROM surveys WHERE slug = '{slug}'"))
+        .await;
+    let added = app
+        .execute_sql(format!(
+            "INSERT INTO questions (survey_id, position, text, epsilon) \
+             VALUES ({survey_id}, 9, 'New?', 1.0)"
+        ))
+        .await;
     assert!(added.is_err(), "a question was added to an open survey");
     // Deleting the whole survey stays possible.
-    let deleted = connection
-        .execute("DELETE FROM surveys WHERE id = ?1", [survey_id])
-        .unwrap();
-    assert_eq!(deleted, 1);
+    let deleted = app
+        .execute_sql(format!("DELETE FROM surveys WHERE id = {survey_id}"))
+        .await;
+    assert_eq!(deleted, Ok(1));
 }
 
 #[tokio::test]
@@ -402,7 +175,7 @@ async fn the_live_pages_move_only_in_steps_of_min_cell_responses_and_closing_rel
 }
 
 /// The binary, started on `db` with an epoch within a second of any write.
-fn serve_with_epochs(db: &Path) -> (std::process::Child, String) {
+pub(crate) fn serve_with_epochs(db: &Path) -> (std::process::Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_deniable"))
         .args(["serve", "--addr", "127.0.0.1:0", "--compact-every", "1"])
         .args(["--submissions-per-minute", "0", "--db"])
@@ -415,7 +188,7 @@ fn serve_with_epochs(db: &Path) -> (std::process::Child, String) {
     (child, address)
 }
 
-fn cli(db: &Path, args: &[&str], stdin: &str) -> std::process::Output {
+pub(crate) fn cli(db: &Path, args: &[&str], stdin: &str) -> std::process::Output {
     use std::io::Write;
     let mut child = Command::new(env!("CARGO_BIN_EXE_deniable"))
         .args(args)
@@ -435,111 +208,9 @@ fn cli(db: &Path, args: &[&str], stdin: &str) -> std::process::Output {
     child.wait_with_output().unwrap()
 }
 
-#[tokio::test]
-async fn command_line_writes_during_epochs_are_all_kept_and_a_stop_leaves_one_file() {
-    let directory = tempfile::tempdir().unwrap();
-    let db = directory.path().join("deniable.db");
-    let (mut server, address) = serve_with_epochs(&db);
-    let client = reqwest::Client::new();
-    let submitter = {
-        let (client, url) = (
-            client.clone(),
-            format!("{address}/api/surveys/demo/responses"),
-        );
-        tokio::spawn(async move {
-            let mut stored = 0;
-            for i in 0..400 {
-                let response = client
-                    .post(&url)
-                    .json(&json!({"answers": {"1": i % 2, "2": 1, "3": 0}}))
-                    .send()
-                    .await
-                    .unwrap();
-                assert_eq!(response.status(), 201);
-                stored += 1;
-                if i % 40 == 0 {
-                    tokio::time::sleep(Duration::from_millis(300)).await;
-                }
-            }
-            stored
-        })
-    };
-    let mut tokens = Vec::new();
-    for i in 0..8 {
-        let email = format!("colleague{i}@example.org");
-        let added = tokio::task::spawn_blocking({
-            let db = db.clone();
-            let email = email.clone();
-            move || {
-                cli(
-                    &db,
-                    &["researcher", "add", &email],
-                    "correct horse battery staple\n",
-                )
-            }
-        })
-        .await
-        .unwrap();
-        assert!(added.status.success(), "{added:?}");
-        let token = tokio::task::spawn_blocking({
-            let db = db.clone();
-            move || cli(&db, &["token", "create", &email], "")
-        })
-        .await
-        .unwrap();
-        assert!(token.status.success());
-        tokens.push(String::from_utf8(token.stdout).unwrap().trim().to_owned());
-        tokio::time::sleep(Duration::from_millis(400)).await;
-    }
-    let stored = submitter.await.unwrap();
-    // Let at least one more epoch pass, then check every CLI write through the server.
-    tokio::time::sleep(Duration::from_millis(2500)).await;
-    for (i, token) in tokens.iter().enumerate() {
-        let response = client
-            .get(format!("{address}/api/surveys/demo/results"))
-            .bearer_auth(token)
-            .send()
-            .await
-            .unwrap();
-        // The first account adopted the demo; the others' tokens are valid, not its owner's.
-        let expected = if i == 0 { 200 } else { 404 };
-        assert_eq!(response.status(), expected, "colleague{i}'s token");
-    }
-
-    let pid = server.id().to_string();
-    assert!(Command::new("kill")
-        .args(["-TERM", &pid])
-        .status()
-        .unwrap()
-        .success());
-    assert!(server.wait().unwrap().success());
-    // The database file is the only file: SQLite deleted the WAL and its index (issue 31).
-    assert_eq!(
-        database_files(&db),
-        std::slice::from_ref(&db),
-        "one file after a graceful stop"
-    );
-    // It alone, copied elsewhere, holds everything.
-    let alone = tempfile::tempdir().unwrap();
-    std::fs::copy(&db, alone.path().join("copy.db")).unwrap();
-    let copy = rusqlite::Connection::open(alone.path().join("copy.db")).unwrap();
-    let responses: i64 = copy
-        .query_row("SELECT count(*) FROM all_responses", [], |row| row.get(0))
-        .unwrap();
-    assert_eq!(responses, stored);
-    let researchers: i64 = copy
-        .query_row(
-            "SELECT count(*) FROM researchers WHERE email LIKE 'colleague%'",
-            [],
-            |row| row.get(0),
-        )
-        .unwrap();
-    assert_eq!(researchers, 8);
-}
-
 /// `deniable serve` on `db` with an epoch within a second of any write, its log and what
 /// it prints after its first line kept.
-struct LoggedServer {
+pub(crate) struct LoggedServer {
     child: std::process::Child,
     address: String,
     log: Arc<Mutex<String>>,
@@ -547,7 +218,7 @@ struct LoggedServer {
 }
 
 impl LoggedServer {
-    fn start(db: &Path) -> Self {
+    pub(crate) fn start(db: &Path) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_deniable"))
             .args(["serve", "--addr", "127.0.0.1:0", "--compact-every", "1"])
             .args(["--submissions-per-minute", "0", "--db"])
@@ -589,7 +260,7 @@ impl LoggedServer {
     }
 
     /// Waits until the log has a line with `text` (10 s at most).
-    async fn wait_for_log(&self, text: &str) {
+    pub(crate) async fn wait_for_log(&self, text: &str) {
         for _ in 0..200 {
             if self.log.lock().unwrap().contains(text) {
                 return;
@@ -599,7 +270,7 @@ impl LoggedServer {
         panic!("no log line with {text:?}:\n{}", self.log.lock().unwrap());
     }
 
-    async fn submit(&self, client: &reqwest::Client) {
+    pub(crate) async fn submit(&self, client: &reqwest::Client) {
         let response = client
             .post(format!("{}/api/surveys/demo/responses", self.address))
             .json(&json!({"answers": {"1": 1, "2": 0, "3": 1}}))
@@ -610,7 +281,7 @@ impl LoggedServer {
     }
 
     /// SIGTERM; returns what it printed once it exited with status 0.
-    fn stop(mut self) -> String {
+    pub(crate) fn stop(mut self) -> String {
         let pid = self.child.id().to_string();
         assert!(Command::new("kill")
             .args(["-TERM", &pid])
@@ -626,14 +297,14 @@ impl LoggedServer {
 }
 
 /// What the WAL's index (`-shm`) beside `db` lists, if it exists: page numbers in frame order.
-fn wal_index_entries(db: &Path) -> Option<Vec<u32>> {
+pub(crate) fn wal_index_entries(db: &Path) -> Option<Vec<u32>> {
     let bytes = std::fs::read(db.with_file_name("deniable.db-shm")).ok()?;
     Some(WalIndex::read(&bytes).entries())
 }
 
 /// A process with the database open (here: this test, reading it) keeps SQLite from
 /// deleting the WAL and its index: docs/design.md, invariant 8, names the exception.
-fn hold_open(db: &Path) -> rusqlite::Connection {
+pub(crate) fn hold_open(db: &Path) -> rusqlite::Connection {
     let holder =
         rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
             .unwrap();
@@ -642,63 +313,6 @@ fn hold_open(db: &Path) -> rusqlite::Connection {
         .unwrap();
     assert!(surveys > 0);
     holder
-}
-
-#[tokio::test]
-async fn another_process_holding_the_database_keeps_the_wal_index_which_is_logged_retried_and_deleted_once_it_lets_go(
-) {
-    let directory = tempfile::tempdir().unwrap();
-    let db = directory.path().join("deniable.db");
-    let server = LoggedServer::start(&db);
-    let client = reqwest::Client::new();
-    server.wait_for_log("compaction epoch").await;
-    assert!(
-        wal_index_entries(&db).is_none_or(|entries| entries.is_empty()),
-        "an epoch with the database to itself deletes the WAL's index"
-    );
-
-    let holder = hold_open(&db);
-    for _ in 0..20 {
-        server.submit(&client).await;
-    }
-    // Each try is logged with its count, and retried at every wake (here each second).
-    server
-        .wait_for_log("another process has the database open")
-        .await;
-    server.wait_for_log("tries=2").await;
-    assert!(
-        wal_index_entries(&db).is_some_and(|entries| !entries.is_empty()),
-        "the exception: SQLite keeps the index while another process has the file open"
-    );
-    drop(holder);
-    server
-        .wait_for_log("the WAL and its index are deleted after all")
-        .await;
-    assert!(
-        wal_index_entries(&db).is_none_or(|entries| entries.is_empty()),
-        "the next try after the other process let go deletes the index"
-    );
-
-    // A stop while another process holds the database keeps both files and says so.
-    let holder = hold_open(&db);
-    server.submit(&client).await;
-    let printed = server.stop();
-    assert!(
-        printed.contains("Another process has the database open"),
-        "{printed}"
-    );
-    assert!(wal_index_entries(&db).is_some_and(|entries| !entries.is_empty()));
-    drop(holder);
-    // The next start clears the index, its epoch and stop delete both files.
-    let server = LoggedServer::start(&db);
-    server.wait_for_log("compaction epoch").await;
-    let printed = server.stop();
-    assert!(printed.contains("the database file alone holds everything"));
-    assert_eq!(
-        database_files(&db),
-        std::slice::from_ref(&db),
-        "one file after the stop"
-    );
 }
 
 #[tokio::test]

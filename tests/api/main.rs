@@ -31,6 +31,7 @@ mod rate_limit;
 mod respondent_pages;
 mod shutdown;
 mod simulate;
+mod sqlite_files;
 mod static_files;
 mod stopping_rules;
 mod storage;

@@ -5,10 +5,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use crate::common::spawn_app;
 use serde_json::json;
 
-const USER_AGENT: &str = "PrivacyProbe/1.0 (respondent-device-fingerprint)";
+pub(crate) const USER_AGENT: &str = "PrivacyProbe/1.0 (respondent-device-fingerprint)";
 
 /// "YYYY-MM" of today (UTC), without a date library (Hinnant's civil-from-days).
-fn current_year_month() -> String {
+pub(crate) fn current_year_month() -> String {
     let days = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap()
@@ -26,7 +26,7 @@ fn current_year_month() -> String {
     format!("{year:04}-{month:02}")
 }
 
-fn column_names(connection: &rusqlite::Connection, table: &str) -> Vec<String> {
+pub(crate) fn column_names(connection: &rusqlite::Connection, table: &str) -> Vec<String> {
     let mut statement = connection
         .prepare("SELECT name FROM pragma_table_info(?1)")
         .unwrap();
@@ -35,138 +35,6 @@ fn column_names(connection: &rusqlite::Connection, table: &str) -> Vec<String> {
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap()
-}
-
-#[tokio::test]
-async fn a_stored_response_is_only_its_survey_its_hashed_id_and_per_question_epsilon_and_report() {
-    let app = spawn_app().await;
-    let connection = app.inspect();
-    // The record id (a hash of the response id) and the reports: per question its id,
-    // ε and report, packed in one value (migrations/sqlite/0002_privacy_at_rest.sql).
-    assert_eq!(
-        column_names(&connection, "stored_responses"),
-        ["survey_id", "record_id", "reports"]
-    );
-    assert_eq!(
-        column_names(&connection, "arriving_responses"),
-        ["survey_id", "record_id", "reports"],
-        "the responses since the last epoch wait in a table of the same shape"
-    );
-    assert_eq!(
-        column_names(&connection, "withdrawn_responses"),
-        ["survey_id", "tag"]
-    );
-    let tables: Vec<String> = connection
-        .prepare("SELECT name FROM sqlite_schema WHERE type = 'table'")
-        .unwrap()
-        .query_map([], |row| row.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
-    let telling = [
-        "ip",
-        "addr",
-        "address",
-        "agent",
-        "time",
-        "timestamp",
-        "date",
-        "created",
-        "seq",
-        "cookie",
-    ];
-    for table in &tables {
-        for column in column_names(&connection, table) {
-            assert!(
-                !column.split('_').any(|word| telling.contains(&word)),
-                "{table}.{column} could identify a respondent or the arrival order"
-            );
-        }
-    }
-    // Storage order is the hash order, not the arrival order: no rowid to sort by.
-    let without_rowid: i64 = connection
-        .query_row(
-            "SELECT count(*) FROM sqlite_schema
-             WHERE name IN ('stored_responses', 'arriving_responses', 'withdrawn_responses',
-                            'invitations')
-             AND sql LIKE '%WITHOUT ROWID%'",
-            [],
-            |row| row.get(0),
-        )
-        .unwrap();
-    assert_eq!(without_rowid, 4);
-}
-
-#[tokio::test]
-async fn after_a_run_the_database_file_holds_no_address_user_agent_or_timestamp() {
-    let app = spawn_app().await;
-    let (token, slug, ids) = app.open_survey(&[0.5, 2.0]).await;
-    let client = reqwest::Client::builder()
-        .user_agent(USER_AGENT)
-        .build()
-        .unwrap();
-    for i in 0..20 {
-        let response = client
-            .post(app.url(&format!("/api/surveys/{slug}/responses")))
-            .json(&json!({"answers": { ids[0].to_string(): i % 2, ids[1].to_string(): 1 }}))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(response.status(), 201);
-    }
-    app.results(&token, &slug).await;
-    let directory = app.stop().await;
-
-    let year_month = current_year_month();
-    let mut inspected = 0;
-    for entry in std::fs::read_dir(directory.path()).unwrap() {
-        // The -wal and -shm files vanish when the last connection closes, which may happen
-        // while this loop runs; their pages are then in the main file, read here too.
-        let bytes = match std::fs::read(entry.unwrap().path()) {
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => continue,
-            read => read.unwrap(),
-        };
-        inspected += bytes.len();
-        let text = String::from_utf8_lossy(&bytes);
-        for secret in ["127.0.0.1", USER_AGENT, "PrivacyProbe", &year_month] {
-            assert!(
-                !text.contains(secret),
-                "the database files contain {secret:?}"
-            );
-        }
-    }
-    assert!(inspected > 0);
-}
-
-#[tokio::test]
-async fn exports_are_ordered_by_record_id_not_by_arrival() {
-    let app = spawn_app().await;
-    let (token, slug, ids) = app.open_survey(&[1.0]).await;
-    for i in 0..30 {
-        app.submit_ok(&slug, json!({ ids[0].to_string(): i % 2 }))
-            .await;
-    }
-    let csv = app.export_csv(&token, &slug).await;
-    let record_ids: Vec<&str> = csv.lines().skip(1).map(|line| &line[..64]).collect();
-    assert_eq!(record_ids.len(), 30);
-    assert!(record_ids.windows(2).all(|pair| pair[0] < pair[1]));
-    // Even an unordered scan of either table returns hash order: the responses since the
-    // last epoch (all 30 here) wait in `arriving_responses`, keyed as `stored_responses` is.
-    let scan = |table: &str| -> Vec<Vec<u8>> {
-        app.inspect()
-            .prepare(&format!("SELECT record_id FROM {table}"))
-            .unwrap()
-            .query_map([], |row| row.get(0))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap()
-    };
-    let (stored, arriving) = (scan("stored_responses"), scan("arriving_responses"));
-    assert_eq!(stored.len() + arriving.len(), 30);
-    assert_eq!(arriving.len(), 30, "no epoch has run yet");
-    for scanned in [stored, arriving] {
-        assert!(scanned.windows(2).all(|pair| pair[0] < pair[1]));
-    }
 }
 
 #[tokio::test]

@@ -278,35 +278,30 @@ async fn the_stopping_rule_and_min_cell_are_frozen_once_the_survey_opens() {
     let app = spawn_app().await;
     let token = app.researcher_with_token("owner@example.org").await;
     let (slug, _) = open_with(&app, &token, json!({"target_responses": 50})).await;
-    let writable = rusqlite::Connection::open(&app.db_path).unwrap();
-    writable
-        .busy_timeout(std::time::Duration::from_secs(5))
-        .unwrap();
     for change in [
-        "UPDATE surveys SET target_responses = 5 WHERE slug = ?1",
-        "UPDATE surveys SET target_responses = NULL WHERE slug = ?1",
-        "UPDATE surveys SET closes_at = 4102444800 WHERE slug = ?1",
-        "UPDATE surveys SET min_cell = 1 WHERE slug = ?1",
+        "target_responses = 5",
+        "target_responses = NULL",
+        "closes_at = 4102444800",
+        "min_cell = 1",
     ] {
-        let error = writable.execute(change, [&slug]).unwrap_err();
-        assert!(
-            error.to_string().contains("cannot change"),
-            "{change}: {error}"
-        );
+        let error = app
+            .execute_sql(format!("UPDATE surveys SET {change} WHERE slug = '{slug}'"))
+            .await
+            .unwrap_err();
+        assert!(error.contains("cannot change"), "{change}: {error}");
     }
-    writable
-        .execute(
-            "UPDATE surveys SET unblinded_at_responses = 0 WHERE slug = ?1",
-            [&slug],
-        )
-        .unwrap();
-    let error = writable
-        .execute(
-            "UPDATE surveys SET unblinded_at_responses = NULL WHERE slug = ?1",
-            [&slug],
-        )
+    app.execute_sql(format!(
+        "UPDATE surveys SET unblinded_at_responses = 0 WHERE slug = '{slug}'"
+    ))
+    .await
+    .unwrap();
+    let error = app
+        .execute_sql(format!(
+            "UPDATE surveys SET unblinded_at_responses = NULL WHERE slug = '{slug}'"
+        ))
+        .await
         .unwrap_err();
-    assert!(error.to_string().contains("for good"), "{error}");
+    assert!(error.contains("for good"), "{error}");
 }
 
 /// Unix seconds as RFC 3339 UTC.

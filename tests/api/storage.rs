@@ -5,10 +5,6 @@ use futures_util::future::join_all;
 use futures_util::stream::{self, StreamExt};
 use serde_json::{json, Value};
 
-fn count(connection: &rusqlite::Connection, sql: &str) -> i64 {
-    connection.query_row(sql, [], |row| row.get(0)).unwrap()
-}
-
 #[tokio::test]
 async fn two_hundred_concurrent_submissions_are_all_stored_and_tallied() {
     let app = spawn_app().await;
@@ -161,79 +157,7 @@ async fn a_large_export_streams_every_row_in_record_id_order() {
 }
 
 /// The response id a receipt maps to, computed independently of the server's code.
-fn hex_sha256(receipt: &str) -> String {
+pub(crate) fn hex_sha256(receipt: &str) -> String {
     let digest = ring::digest::digest(&ring::digest::SHA256, receipt.as_bytes());
     hex::encode(digest.as_ref())
-}
-
-/// The responses since the last epoch wait in `arriving_responses` (SQLite); every route
-/// reads both tables, and each epoch (the graceful stop's too) merges them into
-/// `stored_responses`.
-#[tokio::test]
-async fn responses_since_the_last_epoch_wait_in_their_own_table_and_every_route_sees_both() {
-    let app = spawn_app().await;
-    let (token, slug, ids) = app.open_survey(&[1.0]).await;
-    let answer = |i: usize| json!({ ids[0].to_string(): i % 2 });
-    let mut merged = Vec::new();
-    for i in 0..20 {
-        merged.push(app.submit_ok(&slug, answer(i)).await);
-    }
-    app.db.compact().await.unwrap();
-    let tables = |app: &crate::common::TestApp| {
-        let db = app.inspect();
-        (
-            count(&db, "SELECT count(*) FROM stored_responses"),
-            count(&db, "SELECT count(*) FROM arriving_responses"),
-        )
-    };
-    assert_eq!(tables(&app), (20, 0), "the epoch merged every response");
-    let mut arriving = Vec::new();
-    for i in 20..40 {
-        arriving.push(app.submit_ok(&slug, answer(i)).await);
-    }
-    assert_eq!(
-        tables(&app),
-        (20, 20),
-        "new responses wait apart until the next epoch"
-    );
-
-    // A retry is found in either table, and a different body under its id is refused.
-    for (i, receipt) in [(0, &merged[0]), (20, &arriving[0])] {
-        let body = |report: usize| {
-            json!({ "answers": answer(report), "response_id": hex_sha256(receipt) }).to_string()
-        };
-        assert_eq!(
-            app.submit_raw(&slug, body(i)).await.status(),
-            200,
-            "retry {i}"
-        );
-        assert_eq!(
-            app.submit_raw(&slug, body(i + 1)).await.status(),
-            409,
-            "other {i}"
-        );
-        assert_eq!(app.lookup(&slug, receipt).await.status(), 200);
-    }
-    let csv = app.export_csv(&token, &slug).await;
-    let rows: Vec<&str> = csv.lines().skip(1).map(|line| &line[..64]).collect();
-    assert_eq!(rows.len(), 40, "the export holds both tables");
-    assert!(
-        rows.windows(2).all(|pair| pair[0] < pair[1]),
-        "one record-id order"
-    );
-
-    // A withdrawal finds its response in either table.
-    for receipt in [&merged[1], &arriving[1]] {
-        assert_eq!(app.withdraw(&slug, receipt).await.status(), 204);
-        assert_eq!(app.lookup(&slug, receipt).await.status(), 404);
-    }
-    assert_eq!(tables(&app), (19, 19));
-    assert_eq!(app.results(&token, &slug).await["questions"][0]["n"], 38);
-
-    app.db.close().await.unwrap(); // the graceful stop's epoch
-    let app = spawn_app_in(app.stop().await).await;
-    assert_eq!(tables(&app), (38, 0), "the next epoch merged the rest");
-    assert_eq!(app.lookup(&slug, &arriving[2]).await.status(), 200);
-    assert_eq!(app.export_csv(&token, &slug).await.lines().count(), 39);
-    assert_eq!(app.results(&token, &slug).await["questions"][0]["n"], 38);
 }

@@ -9,8 +9,6 @@ use serde_json::{json, Value};
 
 use crate::common::{error_code, spawn_app, spawn_app_in, survey_definition, TestApp};
 
-const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/api/fixtures/v0-80e3bd5");
-
 /// A one-question definition with `fields` added.
 fn definition_with(fields: Value) -> Value {
     let mut definition = survey_definition(&[1.0]);
@@ -35,7 +33,7 @@ async fn open(app: &TestApp, token: &str, definition: &Value) -> String {
     slug
 }
 
-async fn public_definition(app: &TestApp, slug: &str) -> Value {
+pub(crate) async fn public_definition(app: &TestApp, slug: &str) -> Value {
     let response = app
         .client
         .get(app.url(&format!("/api/surveys/{slug}")))
@@ -46,7 +44,7 @@ async fn public_definition(app: &TestApp, slug: &str) -> Value {
     response.json().await.unwrap()
 }
 
-async fn form_html(app: &TestApp, slug: &str) -> String {
+pub(crate) async fn form_html(app: &TestApp, slug: &str) -> String {
     let response = app
         .client
         .get(app.url(&format!("/s/{slug}")))
@@ -163,24 +161,6 @@ async fn the_fields_are_stored_and_in_the_public_definition_across_a_restart() {
     assert_eq!(definition["contact"], "");
     assert_eq!(definition["consent"], Value::Null);
     assert_eq!(definition["language"], "en");
-}
-
-#[tokio::test]
-async fn surveys_of_the_first_release_are_english_with_nobody_named_after_migration() {
-    let directory = Arc::new(tempfile::tempdir().unwrap());
-    std::fs::copy(
-        format!("{FIXTURE}/deniable.db"),
-        directory.path().join("deniable.db"),
-    )
-    .unwrap();
-    let app = spawn_app_in(directory).await;
-    for slug in ["exam-honesty-8c53ebf4", "demo"] {
-        let definition = public_definition(&app, slug).await;
-        assert_eq!(definition["language"], "en", "{slug}");
-        assert_eq!(definition["researcher"], "", "{slug}");
-        assert_eq!(definition["consent"], Value::Null, "{slug}");
-        assert!(form_html(&app, slug).await.contains("<html lang=\"en\">"));
-    }
 }
 
 #[tokio::test]
