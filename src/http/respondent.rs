@@ -10,7 +10,6 @@ use serde::{Deserialize, Serialize};
 use super::openapi::SlugPath;
 use super::public_definition::{served, PublicDefinition};
 use super::rate_limit::SubmissionAllowed;
-use super::redemptions::token_check;
 use crate::db::responses::{self, Stored};
 use crate::db::{queries, Database};
 use crate::domain::{
@@ -122,7 +121,7 @@ pub async fn submit(
         .filter(|survey| survey.status != SurveyStatus::Draft)
         .ok_or(AppError::NotFound("survey"))?;
     let submission = Submission::parse(body.into_inner(), &survey)?;
-    let token = token_check(&db, &survey, &submission).await?;
+    let token = db.check_token(&survey, &submission).await?;
     let (response_id, receipt) = match submission.response_id() {
         Some(response_id) => (response_id.clone(), None),
         None => {
