@@ -250,7 +250,13 @@ fn invalid(message: String) -> AppError {
 /// The definition the server sends for `survey` now: its key when it requires invitations,
 /// and a fresh nonce.
 pub(super) async fn served(db: &Database, survey: &Survey) -> Result<PublicDefinition, AppError> {
-    let invitation_key = super::redemptions::invitation_key(db, survey).await?;
+    let invitation_key = if survey.requires_invitation {
+        db.public_invitation_key(survey.id)
+            .await?
+            .map(|key| key.body())
+    } else {
+        None
+    };
     Ok(PublicDefinition::of(
         survey,
         invitation_key,

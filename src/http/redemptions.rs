@@ -1,6 +1,7 @@
 //! Blind invitation tokens on the respondent's path (issue 20; docs/design.md, invariant
 //! 10): `POST /api/surveys/{slug}/redemptions` exchanges an invitation for the evaluation
-//! of a blinded element, and the submission path checks the token a response spends.
+//! of a blinded element; the submission path has storage check the token a response
+//! spends ([`Database::check_token`]).
 //!
 //! Neither request carries anything of the other: the redemption names the invitation and
 //! a blinded element, the response a token's input and output. Nothing here is logged.
@@ -10,50 +11,9 @@ use actix_web::{web, HttpResponse};
 
 use super::openapi::SlugPath;
 use super::rate_limit::SubmissionAllowed;
-use crate::db::redemptions::{self, Prepared};
-use crate::db::responses::TokenCheck;
 use crate::db::Database;
-use crate::domain::{
-    token_invalid, EvaluationBody, InvitationKeyBody, Redemption, RedemptionInput, Slug,
-    Submission, Survey, SurveyStatus,
-};
+use crate::domain::{EvaluationBody, Redemption, RedemptionInput, Slug, SurveyStatus};
 use crate::error::{AppError, ErrorBody};
-
-/// The survey's public key for its anonymous definition, when it requires invitations.
-pub(super) async fn invitation_key(
-    db: &Database,
-    survey: &Survey,
-) -> Result<Option<InvitationKeyBody>, AppError> {
-    if !survey.requires_invitation {
-        return Ok(None);
-    }
-    let survey_id = survey.id;
-    let key = db
-        .read(move |connection| redemptions::public_key(connection, survey_id))
-        .await?;
-    Ok(key.map(|key| key.body()))
-}
-
-/// Whether the survey's key issued the submission's token; checked on a reader (a blocking
-/// thread), before the write, so the writer does no group arithmetic.
-pub(super) async fn token_check(
-    db: &Database,
-    survey: &Survey,
-    submission: &Submission,
-) -> Result<TokenCheck, AppError> {
-    let Some(token) = submission.token().cloned() else {
-        return Ok(TokenCheck::NotRequired);
-    };
-    let survey_id = survey.id;
-    db.read(
-        move |connection| match redemptions::private_key(connection, survey_id)? {
-            None => Ok(TokenCheck::NoKey),
-            Some(key) if key.issued(&token) => Ok(TokenCheck::Issued(token.spent())),
-            Some(_) => Err(token_invalid()),
-        },
-    )
-    .await
-}
 
 /// POST /api/surveys/{slug}/redemptions: an invitation buys the evaluation of a blinded
 /// element (RFC 9497, VOPRF, ristretto255-SHA512), answered only after COMMIT.
@@ -109,21 +69,7 @@ pub async fn redeem(
             "this survey is closed: no invitation can be redeemed",
         ));
     }
-    let survey_id = survey.id;
-    let redemption = std::sync::Arc::new(redemption);
-    let read = std::sync::Arc::clone(&redemption);
-    let prepared = db
-        .read(move |connection| redemptions::prepare(connection, survey_id, &read))
-        .await?;
-    let evaluation = match prepared {
-        Prepared::Stored(evaluation) => evaluation,
-        Prepared::Fresh(evaluation) => {
-            db.write(move |connection| {
-                redemptions::redeem(connection, survey_id, &redemption, &evaluation)
-            })
-            .await?
-        }
-    };
+    let evaluation = db.redeem_invitation(survey.id, redemption).await?;
     Ok(HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .json(evaluation.body()))

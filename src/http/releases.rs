@@ -3,7 +3,7 @@
 //! it is open (`crate::live`; docs/design.md, invariant 11), so that watching them cannot
 //! match one redemption to one response.
 
-use crate::db::{redemptions, Database};
+use crate::db::Database;
 use crate::domain::Survey;
 use crate::error::AppError;
 use crate::live::Releases;
@@ -23,10 +23,7 @@ pub(super) async fn invitation_status(
     if !survey.requires_invitation {
         return Ok(None);
     }
-    let survey_id = survey.id;
-    let key = db
-        .read(move |connection| redemptions::public_key(connection, survey_id))
-        .await?;
+    let key = db.public_invitation_key(survey.id).await?;
     let released = releases.released(db, survey).await?;
     Ok(Some(InvitationStatus {
         fingerprint: key.map(|key| key.fingerprint()),

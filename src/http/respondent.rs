@@ -10,9 +10,8 @@ use serde::{Deserialize, Serialize};
 use super::openapi::SlugPath;
 use super::public_definition::{served, PublicDefinition};
 use super::rate_limit::SubmissionAllowed;
-use super::redemptions::token_check;
-use crate::db::responses::{self, Stored};
-use crate::db::{queries, Database};
+use crate::db::responses::{Stored, StoredAnswers};
+use crate::db::Database;
 use crate::domain::{
     Language, Receipt, RecordId, Slug, StoredGrouping, StoredReport, Submission, SubmissionInput,
     Survey, SurveyStatus,
@@ -27,9 +26,8 @@ pub(super) use super::survey_form::{__path_form, form, preview_html};
 /// A survey as respondents may see it: drafts are nobody's business but their owner's
 /// (who previews them from the workspace).
 pub(super) async fn find_survey(db: &Database, slug: Slug) -> Result<Survey, AppError> {
-    db.read(move |connection| queries::find_survey(connection, &slug))
+    db.find_survey_for_respondents(slug)
         .await?
-        .filter(|survey| survey.status != SurveyStatus::Draft)
         .ok_or(AppError::NotFound("survey"))
 }
 
@@ -122,7 +120,7 @@ pub async fn submit(
         .filter(|survey| survey.status != SurveyStatus::Draft)
         .ok_or(AppError::NotFound("survey"))?;
     let submission = Submission::parse(body.into_inner(), &survey)?;
-    let token = token_check(&db, &survey, &submission).await?;
+    let token = db.check_token(&survey, &submission).await?;
     let (response_id, receipt) = match submission.response_id() {
         Some(response_id) => (response_id.clone(), None),
         None => {
@@ -130,25 +128,12 @@ pub async fn submit(
             (receipt.response_id(), Some(receipt))
         }
     };
-    let record_id = response_id.record_id();
-    let tag = db.withdrawal_key().tag(&response_id);
-    let (survey_id, released_only) = (survey.id, survey.shows_released_only());
     let stored = db
-        .write(move |connection| {
-            responses::store_response(
-                connection,
-                survey_id,
-                &record_id,
-                &tag,
-                &submission,
-                token,
-                released_only,
-            )
-        })
+        .store_response(&survey, &response_id, submission, token)
         .await?;
     let body = StoredBody {
         status: "stored",
-        record_id: record_id.to_hex(),
+        record_id: response_id.record_id().to_hex(),
         receipt: receipt.map(|receipt| receipt.expose().to_owned()),
     };
     let mut response = match stored {
@@ -235,28 +220,15 @@ impl StoredReportBody {
     }
 }
 
-/// The stored reports and grouping answers a receipt names, if any.
+/// The stored reports and grouping answers a receipt names: a 404 when there are none.
 async fn look_up(
     db: &Database,
     slug: Slug,
     record_id: RecordId,
-) -> Result<(Vec<StoredReport>, Vec<StoredGrouping>), AppError> {
-    db.read(move |connection| responses::find_response(connection, &slug, &record_id))
+) -> Result<StoredAnswers, AppError> {
+    db.look_up_response(slug, record_id)
         .await?
         .ok_or(AppError::NotFound("response"))
-}
-
-/// Withdraws what a receipt names; resolves once it is gone from every file.
-async fn withdraw(db: &Database, slug: Slug, receipt: &Receipt) -> Result<(), AppError> {
-    let response_id = receipt.response_id();
-    let (record_id, tag) = (
-        response_id.record_id(),
-        db.withdrawal_key().tag(&response_id),
-    );
-    db.write_then_truncate_wal(move |connection| {
-        responses::withdraw_response(connection, &slug, &record_id, &tag)
-    })
-    .await
 }
 
 /// POST /api/surveys/{slug}/responses/lookup `{"receipt"}`: what the server holds of one's
@@ -323,7 +295,7 @@ pub async fn withdraw_response(
 ) -> Result<HttpResponse, AppError> {
     let slug = Slug::parse(&slug)?;
     let receipt = Receipt::parse(&body.receipt)?;
-    withdraw(&db, slug, &receipt).await?;
+    db.withdraw_response(slug, &receipt).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -482,7 +454,7 @@ pub async fn receipt_action(
     };
     let record_id = receipt.response_id().record_id();
     let outcome = match action {
-        ReceiptAction::ConfirmWithdraw => match withdraw(&db, slug, &receipt).await {
+        ReceiptAction::ConfirmWithdraw => match db.withdraw_response(slug, &receipt).await {
             Ok(()) => ReceiptOutcome::Withdrawn,
             Err(AppError::NotFound(_)) => ReceiptOutcome::NotFound,
             Err(other) => return Err(on_page(other)),
