@@ -37,6 +37,7 @@ use crate::error::AppError;
 pub use migrations::LATEST_VERSION as SCHEMA_VERSION;
 pub use sqlite::backup;
 pub use sqlite::compaction::{self, EpochReport};
+pub use surveys::{DraftEdits, Rearrangement};
 use writer::{AfterCommit, Writer};
 
 const READ_CONNECTIONS: usize = 4;

@@ -8,7 +8,7 @@ use actix_web::{web, FromRequest, HttpRequest};
 use futures_util::future::LocalBoxFuture;
 
 use crate::accounts::{now_unix, SESSION_IDLE_SECONDS, SESSION_TOUCH_SECONDS};
-use crate::db::{queries, Database};
+use crate::db::Database;
 use crate::domain::{CsrfToken, ResearcherId, SecretToken, TokenHash};
 use crate::error::{AppError, PageError};
 use crate::http::public_url::is_secure_context;
@@ -94,16 +94,12 @@ async fn current_session(request: &HttpRequest) -> Result<Option<Session>, AppEr
     let db = database(request)?;
     let hash = token.hash();
     let now = now_unix();
-    let Some(live) = db
-        .read(move |connection| queries::find_session(connection, &hash, now))
-        .await?
-    else {
+    let Some(live) = db.session(hash, now).await? else {
         return Ok(None);
     };
     let idle_expires_at = now + SESSION_IDLE_SECONDS;
     if idle_expires_at - live.idle_expires_at >= SESSION_TOUCH_SECONDS {
-        db.write(move |connection| queries::touch_session(connection, &hash, idle_expires_at))
-            .await?;
+        db.touch_session(hash, idle_expires_at).await?;
     }
     Ok(Some(Session {
         researcher: live.researcher,
@@ -165,9 +161,7 @@ impl FromRequest for Owner {
         Box::pin(async move {
             if let Some(token) = bearer_token(&request) {
                 let db = database(&request)?;
-                let researcher = db
-                    .read(move |connection| queries::researcher_for_token(connection, &token))
-                    .await?;
+                let researcher = db.researcher_for_token(token).await?;
                 return researcher.map(Self).ok_or(AppError::Unauthorized);
             }
             let session = current_session(&request)

@@ -10,8 +10,7 @@ use super::openapi::{SlugPath, CSRF_REFUSED, UNAUTHORIZED};
 use super::public_definition::{public_questions, PublicQuestion};
 use crate::breakdown::{self, Breakdown};
 use crate::codebook;
-use crate::db::queries::QuestionCounts;
-use crate::db::{queries, responses, Database};
+use crate::db::{responses, Database};
 use crate::domain::{
     InvitationCount, InvitationsInput, ResearcherId, Slug, Survey, SurveyDefinition,
     SurveyDefinitionInput, SurveyStatus,
@@ -24,13 +23,6 @@ use crate::{invitations, joint, results};
 /// Results, exports and codebooks are the owner's private data: no browser or proxy may
 /// keep a copy (a shared machine, a caching proxy, the back button after signing out).
 const PRIVATE: (header::HeaderName, &str) = (header::CACHE_CONTROL, "no-store");
-
-async fn find_owned_survey(db: &Database, slug: Slug, owner: &Owner) -> Result<Survey, AppError> {
-    let researcher = owner.researcher();
-    db.read(move |connection| queries::find_owned_survey(connection, &slug, researcher))
-        .await?
-        .ok_or(AppError::NotFound("survey"))
-}
 
 /// An owned survey.
 #[derive(Serialize, utoipa::ToSchema)]
@@ -147,13 +139,7 @@ pub(super) async fn erase_survey(
     slug: Slug,
     researcher: ResearcherId,
 ) -> Result<(), AppError> {
-    let target = slug.clone();
-    let survey_id = db
-        .write_then_compact(move |connection| {
-            responses::delete_survey(connection, &target, researcher)
-        })
-        .await?;
-    db.forget_survey(&slug);
+    let survey_id = db.delete_survey(slug, researcher).await?;
     releases.forget(survey_id);
     Ok(())
 }
@@ -186,9 +172,8 @@ pub async fn create_survey(
 ) -> Result<HttpResponse, AppError> {
     let definition = SurveyDefinition::parse(body.into_inner())?;
     let slug = Slug::generate(definition.title())?;
-    let owner_id = owner.researcher();
     let survey = db
-        .write(move |connection| queries::insert_draft(connection, owner_id, &slug, &definition))
+        .create_draft(owner.researcher(), slug, definition)
         .await?;
     Ok(HttpResponse::Created()
         .insert_header((header::LOCATION, format!("/api/surveys/{}", survey.slug)))
@@ -203,15 +188,7 @@ async fn change_status(
     to: SurveyStatus,
 ) -> Result<HttpResponse, AppError> {
     let slug = Slug::parse(slug)?;
-    let researcher = owner.researcher();
-    // Closing erases the survey's private key (invitations): gone from the WAL too before
-    // the answer, as any deletion.
-    let survey = db
-        .write_then_truncate_wal(move |connection| {
-            queries::change_status(connection, &slug, researcher, from, to)?;
-            queries::find_survey(connection, &slug)?.ok_or(AppError::NotFound("survey"))
-        })
-        .await?;
+    let survey = db.change_status(slug, owner.researcher(), from, to).await?;
     Ok(HttpResponse::Ok().json(SurveyBody::from(survey)))
 }
 
@@ -290,22 +267,8 @@ pub async fn unblind(
     slug: web::Path<String>,
     owner: Owner,
 ) -> Result<HttpResponse, AppError> {
-    let survey = unblind_survey(&db, Slug::parse(&slug)?, owner.researcher()).await?;
+    let survey = db.unblind(Slug::parse(&slug)?, owner.researcher()).await?;
     Ok(HttpResponse::Ok().json(SurveyBody::from(survey)))
-}
-
-/// Unblinds an owned survey (the API and the workspace's button).
-pub(super) async fn unblind_survey(
-    db: &Database,
-    slug: Slug,
-    researcher: ResearcherId,
-) -> Result<Survey, AppError> {
-    db.write(move |connection| {
-        let responses = queries::unblind(connection, &slug, researcher)?;
-        tracing::info!(responses, "a survey fixed in advance was unblinded early");
-        queries::find_survey(connection, &slug)?.ok_or(AppError::NotFound("survey"))
-    })
-    .await
 }
 
 #[derive(Deserialize, utoipa::IntoParams)]
@@ -405,7 +368,9 @@ async fn owned_results(
     researcher: ResearcherId,
     asked: results::Asked,
 ) -> Result<(Survey, results::SurveyResults), AppError> {
-    let (survey, tallies) = owned_tallies(db, slug, researcher).await?;
+    let (survey, tallies) = db
+        .owned_survey_with_counts(Slug::parse(slug)?, researcher)
+        .await?;
     if survey.shows_released_only() {
         let released = releases.released(db, &survey).await?;
         let computed = results::compute_released(&survey, &released, asked)?;
@@ -452,22 +417,13 @@ async fn owned_joint(
     let confidence = results::parse_confidence(confidence)?;
     let (first, second) = joint::parse_pair(pair)?;
     let slug = Slug::parse(slug)?;
-    let survey = db
-        .read(move |connection| {
-            queries::find_owned_survey(connection, &slug, researcher)?
-                .ok_or(AppError::NotFound("survey"))
-        })
-        .await?;
+    let survey = db.owned_survey(slug, researcher).await?;
     refuse_while_blinded(&survey, "a cross-tabulation")?;
     refuse_until_close(&survey, "a cross-tabulation")?;
     let (one, two) = joint::questions(&survey, first, second)?;
     let (survey_id, ids, covering) = (survey.id, (one.id, two.id), covering(&survey));
     let sizes = (one.design.reports(), two.design.reports());
-    let table = db
-        .read(move |connection| {
-            responses::report_pairs(connection, survey_id, ids, sizes, covering)
-        })
-        .await?;
+    let table = db.report_pairs(survey_id, ids, sizes, covering).await?;
     joint::compute(&survey, &one, &two, &table, confidence)
 }
 
@@ -483,12 +439,7 @@ pub(super) async fn owned_breakdown(
 ) -> Result<Breakdown, AppError> {
     let confidence = results::parse_confidence(confidence)?;
     let slug = Slug::parse(slug)?;
-    let survey = db
-        .read(move |connection| {
-            queries::find_owned_survey(connection, &slug, researcher)?
-                .ok_or(AppError::NotFound("survey"))
-        })
-        .await?;
+    let survey = db.owned_survey(slug, researcher).await?;
     let grouping = survey
         .groupings
         .iter()
@@ -504,22 +455,6 @@ pub(super) async fn owned_breakdown(
     breakdown::compute(&survey, &grouping, &released, confidence)
 }
 
-/// An owned survey and its current tallies, read together.
-async fn owned_tallies(
-    db: &Database,
-    slug: &str,
-    researcher: ResearcherId,
-) -> Result<(Survey, Vec<QuestionCounts>), AppError> {
-    let slug = Slug::parse(slug)?;
-    db.read(move |connection| {
-        let survey = queries::find_owned_survey(connection, &slug, researcher)?
-            .ok_or(AppError::NotFound("survey"))?;
-        let tallies = queries::survey_report_counts(connection, survey.id)?;
-        Ok((survey, tallies))
-    })
-    .await
-}
-
 /// [`owned_results`] as the live pages show them: released responses for a survey with
 /// grouping questions or invitations (as the API), steps of `min_cell` for the others.
 pub(super) async fn owned_live_results(
@@ -530,7 +465,9 @@ pub(super) async fn owned_live_results(
     asked: &AskedQuery,
 ) -> Result<(Survey, results::SurveyResults), AppError> {
     let asked = asked.parse()?;
-    let (survey, tallies) = owned_tallies(db, slug, researcher).await?;
+    let (survey, tallies) = db
+        .owned_survey_with_counts(Slug::parse(slug)?, researcher)
+        .await?;
     if survey.shows_released_only() {
         let released = releases.released(db, &survey).await?;
         let computed = results::compute_released(&survey, &released, asked)?;
@@ -581,7 +518,9 @@ async fn export(
     owner: &Owner,
     format: ExportFormat,
 ) -> Result<HttpResponse, AppError> {
-    let survey = find_owned_survey(&db, Slug::parse(slug)?, owner).await?;
+    let survey = db
+        .owned_survey(Slug::parse(slug)?, owner.researcher())
+        .await?;
     refuse_while_blinded(&survey, "its export")?;
     if survey.shows_released_only() && survey.status != SurveyStatus::Closed {
         // Each export would tell which responses arrived since the last: one row apiece.
@@ -697,7 +636,9 @@ pub async fn codebook(
     slug: web::Path<String>,
     owner: Owner,
 ) -> Result<HttpResponse, AppError> {
-    let survey = find_owned_survey(&db, Slug::parse(&slug)?, &owner).await?;
+    let survey = db
+        .owned_survey(Slug::parse(&slug)?, owner.researcher())
+        .await?;
     Ok(HttpResponse::Ok()
         .insert_header(PRIVATE)
         .json(codebook::describe(&survey)?))
@@ -742,7 +683,7 @@ pub async fn create_invitations(
     let count = InvitationCount::parse(body.count)?;
     // Before any code is made: a bad Host header must not cost invitations.
     let origin = super::origin(&request)?;
-    let survey = find_owned_survey(&db, slug, &owner).await?;
+    let survey = db.owned_survey(slug, owner.researcher()).await?;
     let codes = invitations::create(&db, &survey, count).await?;
     Ok(invitations_download(
         &origin,

@@ -24,7 +24,7 @@ use serde::Deserialize;
 use super::auth::{self, Session, SignedIn};
 use super::rate_limit::LoginAllowed;
 use crate::accounts::{self, SESSION_ABSOLUTE_SECONDS};
-use crate::db::queries::{self, SurveySummary};
+use crate::db::queries::SurveySummary;
 use crate::db::Database;
 use crate::domain::{
     secrets_match, ApiToken, Email, Password, QuestionDefinition, SecretToken, Slug, Survey,
@@ -58,11 +58,8 @@ fn percent(fraction: f64) -> String {
 }
 
 async fn owned_survey(db: &Database, slug: &str, session: &Session) -> Result<Survey, AppError> {
-    let slug = Slug::parse(slug)?;
-    let researcher = session.researcher;
-    db.read(move |connection| queries::find_owned_survey(connection, &slug, researcher))
-        .await?
-        .ok_or(AppError::NotFound("survey"))
+    db.owned_survey(Slug::parse(slug)?, session.researcher)
+        .await
 }
 
 /// The header of every signed-in page: who is signed in, and the sign-out form's token.
@@ -212,9 +209,7 @@ pub async fn logout(
 ) -> Page {
     let session = signed_in.0;
     session.check_csrf(&form.csrf)?;
-    let hash = session.token_hash;
-    db.write(move |connection| queries::delete_session(connection, &hash))
-        .await?;
+    db.end_session(session.token_hash).await?;
     let mut response = see_other("/login");
     let expired = auth::cookie(
         &request,
@@ -372,10 +367,7 @@ async fn surveys_page(
     session: &Session,
     refused: Option<(&NewSurveyForm, AppError)>,
 ) -> Page {
-    let researcher = session.researcher;
-    let surveys = db
-        .read(move |connection| queries::list_owned_surveys(connection, researcher))
-        .await?;
+    let surveys = db.owned_surveys(session.researcher).await?;
     let (new_survey, status) = match refused {
         None => (
             NewSurvey {
@@ -454,19 +446,10 @@ pub async fn create_survey(
         Err(error) => return Err(error.into()),
     };
     let slug = Slug::generate(definition.title())?;
-    let owner = session.researcher;
-    let created = slug.clone();
-    db.write(move |connection| {
-        queries::insert_survey(
-            connection,
-            owner,
-            &created,
-            &definition,
-            SurveyStatus::Draft,
-        )
-    })
-    .await?;
-    Ok(see_other(&format!("/surveys/{slug}/edit")))
+    let draft = db
+        .create_draft(session.researcher, slug, definition)
+        .await?;
+    Ok(see_other(&format!("/surveys/{}/edit", draft.slug)))
 }
 
 // --- the account: API tokens and invitations ----------------------------------------------
@@ -487,10 +470,7 @@ async fn account_page(
     new_token: Option<String>,
     invitation_link: Option<String>,
 ) -> Page {
-    let researcher = session.researcher;
-    let tokens = db
-        .read(move |connection| queries::list_tokens(connection, researcher))
-        .await?;
+    let tokens = db.api_tokens(session.researcher).await?;
     html(&AccountPage {
         nav: Some(Nav::of(session)),
         csrf: session.csrf.as_str().to_owned(),
@@ -520,9 +500,7 @@ pub async fn create_token(
     let session = signed_in.0;
     session.check_csrf(&form.csrf)?;
     let token = ApiToken::generate()?;
-    let (hash, researcher) = (token.hash(), session.researcher);
-    db.write(move |connection| queries::insert_token_for(connection, researcher, &hash))
-        .await?;
+    db.add_api_token(session.researcher, token.hash()).await?;
     account_page(&db, &session, Some(token.expose().to_owned()), None).await
 }
 
@@ -536,9 +514,7 @@ pub async fn revoke_token(
     let session = signed_in.0;
     session.check_csrf(&form.csrf)?;
     let hash = TokenHash::from_hex(&hash)?;
-    let researcher = session.researcher;
-    db.write(move |connection| queries::revoke_token(connection, researcher, &hash))
-        .await?;
+    db.revoke_api_token(session.researcher, hash).await?;
     Ok(see_other("/account"))
 }
 

@@ -8,14 +8,11 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::design::{DesignEditor, DesignForm, PLANNING_CONFIDENCE};
-use super::draft_form::{DraftAction, DraftChanges, Place, TypedDraft};
+use super::draft_form::{Place, TypedDraft};
 use super::refusal::{plain_refusal, researcher_language, Field, PlainRefusal};
 use super::{html, owned_survey, see_other, CsrfForm, Nav, Page};
-use crate::db::queries;
 use crate::db::Database;
-use crate::domain::{
-    DesignName, Language, QuestionDesign, QuestionType, ResearcherId, Slug, SurveyStatus,
-};
+use crate::domain::{DesignName, Language, QuestionDesign, QuestionType, Slug, SurveyStatus};
 use crate::error::AppError;
 use crate::http::auth::{Session, SignedIn};
 use crate::http::researcher;
@@ -418,8 +415,8 @@ pub async fn save_draft(
     let draft = TypedDraft::read(form.into_inner())?;
     session.check_csrf(&draft.csrf)?;
     let slug = Slug::parse(&slug)?;
-    let changes = match draft.check() {
-        Ok(changes) => changes,
+    let edits = match draft.check() {
+        Ok(edits) => edits,
         Err((place, error @ AppError::Invalid { .. })) => {
             let refused = Refused {
                 draft: &draft,
@@ -431,41 +428,10 @@ pub async fn save_draft(
         }
         Err((_, error)) => return Err(error.into()),
     };
-    let anchor = changes.action.anchor();
-    let (researcher, target) = (session.researcher, slug.clone());
-    db.write(move |connection| save_changes(connection, &target, researcher, changes))
+    let anchor = draft.action.anchor();
+    db.save_draft(slug.clone(), session.researcher, edits)
         .await?;
     Ok(see_other(&format!("/surveys/{slug}/edit{anchor}")))
-}
-
-/// One transaction: a failure anywhere leaves the draft as it was.
-fn save_changes(
-    connection: &crate::db::Conn,
-    slug: &Slug,
-    researcher: ResearcherId,
-    changes: DraftChanges,
-) -> Result<(), AppError> {
-    queries::update_survey_details(
-        connection,
-        slug,
-        researcher,
-        &changes.details,
-        changes.requires_invitation,
-        changes.results_after_close,
-    )?;
-    queries::update_stopping_rule(connection, slug, researcher, changes.rule)?;
-    queries::update_survey_intro(connection, slug, researcher, &changes.intro)?;
-    for (id, question) in &changes.questions {
-        queries::update_question(connection, slug, researcher, *id, question)?;
-    }
-    if let Some(question) = &changes.new_question {
-        queries::add_question(connection, slug, researcher, question)?;
-    }
-    match changes.action {
-        DraftAction::Delete(id) => queries::delete_question(connection, slug, researcher, id),
-        DraftAction::Move(id, up) => queries::move_question(connection, slug, researcher, id, up),
-        DraftAction::Save | DraftAction::Add => Ok(()),
-    }
 }
 
 /// GET /surveys/{slug}/preview: the respondent's form, sending disabled.
@@ -545,12 +511,8 @@ async fn change_status(
     to: SurveyStatus,
 ) -> Page {
     let slug = Slug::parse(slug)?;
-    let (researcher, target) = (session.researcher, slug.clone());
-    // Closing erases the survey's private key: gone from the WAL too before the answer.
-    db.write_then_truncate_wal(move |connection| {
-        queries::change_status(connection, &target, researcher, from, to)
-    })
-    .await?;
+    db.change_status(slug.clone(), session.researcher, from, to)
+        .await?;
     Ok(see_other(&format!("/surveys/{slug}/results")))
 }
 

@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 
 use super::design::DesignForm;
+use crate::db::{DraftEdits, Rearrangement};
 use crate::domain::{
     ClosingTime, DefinedQuestion, GroupingDefinition, QuestionDefinition, QuestionId, StoppingRule,
     SurveyDetails, SurveyIntro,
@@ -45,6 +46,15 @@ impl DraftAction {
             Some(("up", id)) => Ok(Self::Move(question(id)?, true)),
             Some(("down", id)) => Ok(Self::Move(question(id)?, false)),
             _ => Err(invalid()),
+        }
+    }
+
+    /// What the action does to the questions' list besides the edits.
+    fn rearrangement(self) -> Option<Rearrangement> {
+        match self {
+            Self::Save | Self::Add => None,
+            Self::Delete(question) => Some(Rearrangement::Delete(question)),
+            Self::Move(question, up) => Some(Rearrangement::Move { question, up }),
         }
     }
 
@@ -113,19 +123,6 @@ pub enum Place {
     New,
 }
 
-/// Everything the form asks, checked: what one transaction writes.
-pub struct DraftChanges {
-    pub details: SurveyDetails,
-    pub requires_invitation: bool,
-    /// No figure from the reports before close (docs/design.md, "Releases").
-    pub results_after_close: bool,
-    pub rule: StoppingRule,
-    pub intro: SurveyIntro,
-    pub questions: Vec<(QuestionId, DefinedQuestion)>,
-    pub new_question: Option<DefinedQuestion>,
-    pub action: DraftAction,
-}
-
 fn design_form(fields: &HashMap<String, String>, prefix: &str) -> DesignForm {
     // Inputs of the designs not chosen are disabled by the page's script and not sent:
     // they come back with the defaults, as a fresh editor shows them.
@@ -190,8 +187,9 @@ impl TypedDraft {
         })
     }
 
-    /// Every field checked, or the first refusal and where the page shows it.
-    pub fn check(&self) -> Result<DraftChanges, (Place, AppError)> {
+    /// Every field checked — what one transaction writes — or the first refusal and where
+    /// the page shows it.
+    pub fn check(&self) -> Result<DraftEdits, (Place, AppError)> {
         let at = |place| move |error| (place, error);
         let planned = self.planned_respondents.trim();
         let planned = if planned.is_empty() {
@@ -244,7 +242,7 @@ impl TypedDraft {
         } else {
             None
         };
-        Ok(DraftChanges {
+        Ok(DraftEdits {
             details,
             requires_invitation: self.requires_invitation,
             results_after_close: self.results_after_close,
@@ -252,7 +250,7 @@ impl TypedDraft {
             intro,
             questions,
             new_question,
-            action: self.action,
+            rearrangement: self.action.rearrangement(),
         })
     }
 

@@ -747,8 +747,9 @@ pub async fn unblind(
     form: web::Form<CsrfForm>,
 ) -> Page {
     signed_in.0.check_csrf(&form.csrf)?;
-    let survey =
-        researcher::unblind_survey(&db, Slug::parse(&slug)?, signed_in.0.researcher).await?;
+    let survey = db
+        .unblind(Slug::parse(&slug)?, signed_in.0.researcher)
+        .await?;
     Ok(see_other(&format!("/surveys/{}/results", survey.slug)))
 }
 
