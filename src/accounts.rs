@@ -98,13 +98,7 @@ pub async fn change_survey_status(
 ) -> Result<Survey, AppError> {
     // Closing erases the survey's private key: gone from the WAL too before the answer,
     // as on the API and the workspace's button.
-    db.write_then_truncate_wal(move |connection| {
-        let owner =
-            queries::survey_owner(connection, &slug)?.ok_or(AppError::NotFound("survey"))?;
-        queries::change_status(connection, &slug, owner, from, to)?;
-        queries::find_survey(connection, &slug)?.ok_or(AppError::NotFound("survey"))
-    })
-    .await
+    db.change_status_as_owner(slug, from, to).await
 }
 
 /// When nobody can sign in yet, a fresh one-time link (replacing any earlier one) that

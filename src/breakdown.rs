@@ -13,7 +13,7 @@
 use randomized_response::{Confidence, Design, Group, PerRecordEstimator};
 use serde::{Deserialize, Serialize};
 
-use crate::db::queries::QuestionCounts;
+use crate::db::counts::QuestionCounts;
 use crate::domain::{GroupingQuestion, Question, QuestionType, Survey};
 use crate::error::AppError;
 use crate::live::Released;

@@ -19,7 +19,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::db::queries::QuestionCounts;
+use crate::db::counts::QuestionCounts;
 use crate::db::releases::{self as stored, CellsAsOf, ReleaseState, ReleasedCell, StoredRelease};
 use crate::db::Database;
 use crate::domain::{GroupingQuestion, Survey, SurveyId, SurveyStatus};

@@ -9,7 +9,7 @@ use randomized_response::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::db::queries::QuestionCounts;
+use crate::db::counts::QuestionCounts;
 use crate::domain::{DesignName, Question, QuestionDesign, QuestionType, Survey};
 use crate::error::AppError;
 

@@ -13,10 +13,10 @@
 
 use std::time::Duration;
 
-use super::sql::{Conn, OptionalExtension};
+use super::sql::{params, Conn, OptionalExtension};
 
 use super::queries;
-use crate::domain::{ClosingTime, SurveyId};
+use crate::domain::{ClosingTime, ResearcherId, Slug, SurveyId, SurveyStatus};
 use crate::error::AppError;
 
 /// Closes an open survey, in the caller's transaction: it stops collecting, its private
@@ -47,6 +47,93 @@ pub fn close_survey(connection: &Conn, survey_id: SurveyId) -> Result<bool, AppE
     }
     connection.rules().after_close(connection, survey_id)?;
     Ok(true)
+}
+
+/// Moves an owned survey from `from` to `to`; 404 when not owned, 409 when in another state.
+/// Opening refuses a closing time that has passed meanwhile (409 `closes_at_passed`).
+pub fn change_status(
+    connection: &Conn,
+    slug: &Slug,
+    owner: ResearcherId,
+    from: SurveyStatus,
+    to: SurveyStatus,
+) -> Result<(), AppError> {
+    if to == SurveyStatus::Open {
+        let closes_at = queries::find_owned_survey(connection, slug, owner)?
+            .filter(|survey| survey.status == from)
+            .and_then(|survey| survey.stopping_rule.closes_at());
+        if let Some(closes_at) = closes_at.filter(|at| at.has_passed(ClosingTime::now())) {
+            return Err(AppError::conflict(
+                "closes_at_passed",
+                format!(
+                    "the survey's closing time ({closes_at}) has passed: set a later one in \
+                     the builder before opening it"
+                ),
+            ));
+        }
+    }
+    if to == SurveyStatus::Closed {
+        // Closing goes through the one close step, whoever asks.
+        let owned = connection
+            .query_row(
+                "SELECT id FROM surveys WHERE slug = ?1 AND owner_id = ?2 AND status = ?3",
+                params![slug.as_str(), owner.get(), from.as_str()],
+                |row| row.get::<_, i64>(0),
+            )
+            .optional()?;
+        if let Some(survey_id) = owned {
+            if close_survey(connection, SurveyId::from_stored(survey_id))? {
+                return Ok(());
+            }
+        }
+    } else {
+        let changed = connection.execute(
+            "UPDATE surveys SET status = ?1 WHERE slug = ?2 AND status = ?3 AND owner_id = ?4",
+            params![to.as_str(), slug.as_str(), from.as_str(), owner.get()],
+        )?;
+        if changed == 1 {
+            return Ok(());
+        }
+    }
+    match queries::find_owned_survey(connection, slug, owner)? {
+        None => Err(AppError::NotFound("survey")),
+        Some(survey) => Err(AppError::conflict(
+            "invalid_status_change",
+            format!(
+                "the survey is {}; only {} {} survey can become {}",
+                survey.status.as_str(),
+                if from == SurveyStatus::Open {
+                    "an"
+                } else {
+                    "a"
+                },
+                from.as_str(),
+                to.as_str()
+            ),
+        )),
+    }
+}
+
+/// Closes every open survey whose closing time has come (the writer's timer), each through
+/// the one close step; returns their slugs.
+pub fn close_due_surveys(connection: &Conn, now: ClosingTime) -> Result<Vec<String>, AppError> {
+    let due = connection
+        .prepare_cached(
+            "SELECT id, slug FROM surveys
+             WHERE status = 'open' AND closes_at IS NOT NULL AND closes_at <= ?1",
+        )?
+        .query_map([now.unix()], |row| {
+            Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut closed = Vec::with_capacity(due.len());
+    for (id, slug) in due {
+        let survey_id = SurveyId::from_stored(id);
+        if atomically(connection, || close_survey(connection, survey_id))? {
+            closed.push(slug);
+        }
+    }
+    Ok(closed)
 }
 
 /// Runs `step` as one unit: it commits whole or not at all, and nobody reads half of it.
@@ -101,7 +188,7 @@ impl ClosingClock {
         {
             return;
         }
-        match queries::close_due_surveys(connection, ClosingTime::now()) {
+        match close_due_surveys(connection, ClosingTime::now()) {
             Ok(closed) => {
                 tracing::info!(
                     surveys = closed.len(),

@@ -8,8 +8,8 @@
 
 use super::sql::{params, Conn};
 
-use super::queries::stored_level;
 use super::responses::encode_reports;
+use super::stored_format::stored_level;
 use crate::crypto::{random_bytes, sha256};
 use crate::domain::{QuestionId, StoredReport, SurveyId, WithdrawalKey};
 use crate::error::AppError;

@@ -6,7 +6,7 @@
 //! connection runs them and where.
 
 mod closing;
-pub mod engine;
+pub mod counts;
 mod location;
 mod migrations;
 pub mod postgres;
@@ -19,6 +19,7 @@ mod respondents;
 pub mod responses;
 pub mod sql;
 pub mod sqlite;
+pub mod stored_format;
 mod surveys;
 mod writer;
 
@@ -36,8 +37,9 @@ use crate::domain::{Slug, Survey, SurveyStatus, WithdrawalKey};
 use crate::error::AppError;
 pub use migrations::LATEST_VERSION as SCHEMA_VERSION;
 pub use sqlite::backup;
-pub use sqlite::compaction::{self, EpochReport};
+pub use sqlite::compaction;
 pub use surveys::{DraftEdits, Rearrangement};
+pub use writer::EpochReport;
 use writer::{AfterCommit, Writer};
 
 const READ_CONNECTIONS: usize = 4;
@@ -70,7 +72,7 @@ pub struct Database {
     open_surveys: Arc<RwLock<HashMap<Slug, Arc<Survey>>>>,
     withdrawal_key: WithdrawalKey,
     /// The engine chosen at start-up, for what it does differently.
-    rules: &'static dyn engine::EngineRules,
+    rules: &'static dyn sql::EngineRules,
 }
 
 impl Database {
@@ -96,7 +98,7 @@ impl Database {
         configure(&write_connection)?;
         write_connection.pragma_update(None, "cache_size", -WRITER_CACHE_KIB)?;
         write_connection.pragma_update(None, "wal_autocheckpoint", WAL_AUTOCHECKPOINT_PAGES)?;
-        let write_connection = Conn::sqlite(write_connection);
+        let write_connection = sqlite::connection(write_connection);
         migrations::migrate(&write_connection)?;
         let withdrawal_key = migrations::withdrawal_key(&write_connection)?;
         // Readers open after the writer so that the file and its WAL already exist.
@@ -120,7 +122,7 @@ impl Database {
     fn open_postgres(url: &str, tick: Duration) -> Result<Self, AppError> {
         let url = url.to_owned();
         std::thread::spawn(move || {
-            let write_connection = Conn::postgres(&url)?;
+            let write_connection = postgres::connection(&url)?;
             migrations::migrate(&write_connection)?;
             let withdrawal_key = migrations::withdrawal_key(&write_connection)?;
             let readers = ReadPool::new(Source::Postgres(url.clone()), POSTGRES_READ_CONNECTIONS);
@@ -145,7 +147,11 @@ impl Database {
 
     /// What the server says once [`Database::close`] has returned `last_epoch`.
     pub fn stopped_message(&self, last_epoch: &EpochReport) -> String {
-        self.rules.stopped_message(last_epoch)
+        self.rules.stopped_message(
+            last_epoch.database_bytes,
+            last_epoch.duration,
+            last_epoch.wal_kept,
+        )
     }
 
     /// The key of the tags that withdrawals leave (HMAC over the response id).

@@ -1,8 +1,8 @@
 //! Every SQL statement of Deniable: synchronous, parameterized, one connection argument.
 //! Owner checks are part of the queries themselves, so a non-owner sees nothing at all.
 
+use super::counts::QuestionCounts;
 use super::sql::{params, Conn, OptionalExtension};
-use randomized_response::PrivacyLevel;
 
 use crate::crypto::PasswordHash;
 use crate::domain::GROUPING_TYPE;
@@ -28,11 +28,6 @@ fn count_to_sql(count: u64) -> Result<i64, AppError> {
 
 fn count_from_sql(count: i64) -> Result<u64, AppError> {
     u64::try_from(count).map_err(|_| AppError::internal(format_args!("negative count {count}")))
-}
-
-pub(super) fn stored_level(epsilon: f64) -> Result<PrivacyLevel, AppError> {
-    PrivacyLevel::new(epsilon)
-        .map_err(|error| AppError::internal(format_args!("stored ε {epsilon}: {error}")))
 }
 
 // --- researchers and tokens ---------------------------------------------------------------
@@ -389,71 +384,6 @@ fn load_survey(
     }))
 }
 
-/// Moves an owned survey from `from` to `to`; 404 when not owned, 409 when in another state.
-/// Opening refuses a closing time that has passed meanwhile (409 `closes_at_passed`).
-pub fn change_status(
-    connection: &Conn,
-    slug: &Slug,
-    owner: ResearcherId,
-    from: SurveyStatus,
-    to: SurveyStatus,
-) -> Result<(), AppError> {
-    if to == SurveyStatus::Open {
-        let closes_at = find_owned_survey(connection, slug, owner)?
-            .filter(|survey| survey.status == from)
-            .and_then(|survey| survey.stopping_rule.closes_at());
-        if let Some(closes_at) = closes_at.filter(|at| at.has_passed(ClosingTime::now())) {
-            return Err(AppError::conflict(
-                "closes_at_passed",
-                format!(
-                    "the survey's closing time ({closes_at}) has passed: set a later one in \
-                     the builder before opening it"
-                ),
-            ));
-        }
-    }
-    if to == SurveyStatus::Closed {
-        // Closing goes through the one close step, whoever asks.
-        let owned = connection
-            .query_row(
-                "SELECT id FROM surveys WHERE slug = ?1 AND owner_id = ?2 AND status = ?3",
-                params![slug.as_str(), owner.get(), from.as_str()],
-                |row| row.get::<_, i64>(0),
-            )
-            .optional()?;
-        if let Some(survey_id) = owned {
-            if super::closing::close_survey(connection, SurveyId::from_stored(survey_id))? {
-                return Ok(());
-            }
-        }
-    } else {
-        let changed = connection.execute(
-            "UPDATE surveys SET status = ?1 WHERE slug = ?2 AND status = ?3 AND owner_id = ?4",
-            params![to.as_str(), slug.as_str(), from.as_str(), owner.get()],
-        )?;
-        if changed == 1 {
-            return Ok(());
-        }
-    }
-    match find_owned_survey(connection, slug, owner)? {
-        None => Err(AppError::NotFound("survey")),
-        Some(survey) => Err(AppError::conflict(
-            "invalid_status_change",
-            format!(
-                "the survey is {}; only {} {} survey can become {}",
-                survey.status.as_str(),
-                if from == SurveyStatus::Open {
-                    "an"
-                } else {
-                    "a"
-                },
-                from.as_str(),
-                to.as_str()
-            ),
-        )),
-    }
-}
-
 /// Unblinds an open survey fixed in advance before its rule closes it, recording for good
 /// how many responses it had: its anytime interval becomes primary for good. Returns that
 /// count (again, unchanged, when it was unblinded before). 404 when not owned; 409
@@ -519,30 +449,6 @@ pub fn update_stopping_rule(
     Ok(())
 }
 
-/// Closes every open survey whose closing time has come (the writer's timer), each through
-/// the one close step; returns their slugs.
-pub fn close_due_surveys(connection: &Conn, now: ClosingTime) -> Result<Vec<String>, AppError> {
-    let due = connection
-        .prepare_cached(
-            "SELECT id, slug FROM surveys
-             WHERE status = 'open' AND closes_at IS NOT NULL AND closes_at <= ?1",
-        )?
-        .query_map([now.unix()], |row| {
-            Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut closed = Vec::with_capacity(due.len());
-    for (id, slug) in due {
-        let survey_id = SurveyId::from_stored(id);
-        if super::closing::atomically(connection, || {
-            super::closing::close_survey(connection, survey_id)
-        })? {
-            closed.push(slug);
-        }
-    }
-    Ok(closed)
-}
-
 /// The earliest closing time of an open survey, if any (when the writer must wake next).
 pub fn next_closing_time(connection: &Conn) -> Result<Option<ClosingTime>, AppError> {
     let next: Option<i64> = connection
@@ -569,20 +475,6 @@ pub fn insert_invitations(
 }
 
 // --- results and exports ------------------------------------------------------------------
-
-/// One question's running count of each report (index = report; missing reports count 0).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct QuestionCounts {
-    pub question_id: QuestionId,
-    pub counts: Vec<u64>,
-}
-
-impl QuestionCounts {
-    /// The reports counted: the question's N.
-    pub fn total(&self) -> u64 {
-        self.counts.iter().sum()
-    }
-}
 
 /// Every question's report counts (questions without reports are left out).
 pub fn survey_report_counts(

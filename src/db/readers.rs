@@ -35,9 +35,9 @@ impl Source {
                 )?;
                 connection.busy_timeout(BUSY_TIMEOUT)?;
                 connection.pragma_update(None, "query_only", true)?;
-                Ok(Conn::sqlite(connection))
+                Ok(super::sqlite::connection(connection))
             }
-            Source::Postgres(url) => Ok(Conn::postgres(url)?),
+            Source::Postgres(url) => Ok(super::postgres::connection(url)?),
         }
     }
 }

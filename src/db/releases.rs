@@ -21,9 +21,10 @@
 
 use std::collections::BTreeMap;
 
-use super::queries::QuestionCounts;
-use super::responses::{decode_response, responses_counted};
+use super::counts::responses_counted;
+use super::counts::QuestionCounts;
 use super::sql::{params, Conn, OptionalExtension};
+use super::stored_format::decode_response;
 use crate::domain::{QuestionId, RecordId, StoredGrouping, StoredReport, SurveyId};
 use crate::error::AppError;
 

@@ -9,12 +9,14 @@
 //! columns are read through [`FromValue`]: one integer type, one real, text and bytes, as
 //! SQLite stores them, converted on PostgreSQL to whatever the column or parameter is
 //! (`integer`, `bigint`, `boolean`, `numeric` of an aggregate, `json`, …). The few places
-//! where the engines differ in meaning ask [`Conn::rules`] ([`super::engine`]).
+//! where the engines differ in meaning ask [`Conn::rules`] ([`EngineRules`]).
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::fmt;
+use std::time::Duration;
 
+use crate::domain::SurveyId;
 use crate::error::AppError;
 
 /// Which engine a connection talks to.
@@ -359,6 +361,7 @@ impl<T> OptionalExtension<T> for Result<T, Error> {
 /// on a blocking thread), so the PostgreSQL client sits in a `RefCell`.
 pub struct Conn {
     inner: ConnInner,
+    rules: &'static dyn EngineRules,
 }
 
 enum ConnInner {
@@ -367,19 +370,22 @@ enum ConnInner {
 }
 
 impl Conn {
-    pub fn sqlite(connection: rusqlite::Connection) -> Self {
+    /// A SQLite connection with its engine's rules (`sqlite::connection` pairs them).
+    pub fn sqlite(connection: rusqlite::Connection, rules: &'static dyn EngineRules) -> Self {
         // Every statement goes through the statement cache; Deniable has about a hundred.
         connection.set_prepared_statement_cache_capacity(256);
         Self {
             inner: ConnInner::Sqlite(connection),
+            rules,
         }
     }
 
     /// Connects to a PostgreSQL URL (`postgres://…`, `postgresql://…`). Not from an async
     /// task: the blocking client runs a runtime of its own.
-    pub fn postgres(url: &str) -> Result<Self, Error> {
+    pub fn postgres(url: &str, rules: &'static dyn EngineRules) -> Result<Self, Error> {
         Ok(Self {
             inner: ConnInner::Postgres(Box::new(pg::Client::connect(url)?)),
+            rules,
         })
     }
 
@@ -390,12 +396,9 @@ impl Conn {
         }
     }
 
-    /// What this connection's engine does differently ([`super::engine::EngineRules`]).
-    pub fn rules(&self) -> &'static dyn super::engine::EngineRules {
-        match self.inner {
-            ConnInner::Sqlite(_) => &super::sqlite::Sqlite,
-            ConnInner::Postgres(_) => &super::postgres::Postgres,
-        }
+    /// What this connection's engine does differently ([`EngineRules`]).
+    pub fn rules(&self) -> &'static dyn EngineRules {
+        self.rules
     }
 
     /// The SQLite connection itself, for what only SQLite has (PRAGMAs, backup, VACUUM).
@@ -849,4 +852,55 @@ mod pg {
             assert!(matches!(numeric(&zero), Ok(ValueRef::Int(0))));
         }
     }
+}
+
+/// What the engines do differently in meaning, not in dialect (which [`Conn`] hides): each
+/// engine folder implements it once (`sqlite::Sqlite`, `postgres::Postgres`), the start-up
+/// hands it to every connection it opens, and the shared SQL asks [`Conn::rules`] instead
+/// of asking which engine it talks to. A new engine is a new implementation, not new
+/// branches. (Here, beside [`Conn`], so that no storage module imports another in a circle.)
+pub trait EngineRules: Sync {
+    /// The statement that opens the migration's transaction.
+    fn begin_migration(&self) -> &'static str;
+    /// The schema version stored now; on PostgreSQL after taking the start-up lock, so
+    /// nodes starting at once apply each step once.
+    fn schema_version(&self, connection: &Conn) -> Result<u32, AppError>;
+    /// Records that the schema is at `version` (in the migration's transaction).
+    fn set_schema_version(&self, connection: &Conn, version: u32) -> Result<(), AppError>;
+    /// The SQL of each migration step, in order, from version 1.
+    fn migration_steps(&self) -> &'static [&'static str];
+    /// Whether a database of this engine can hold the first release's tables (SQLite only:
+    /// PostgreSQL starts at schema 2).
+    fn may_hold_first_release(&self) -> bool;
+    /// Serializes start-up work (migrations, the demo survey, the first sign-up link)
+    /// across nodes until the transaction ends; nothing where one writer already does.
+    fn startup_lock(&self, connection: &Conn) -> Result<(), AppError>;
+    /// The status of a survey with a target, read so that the response that reaches the
+    /// target sees every response before it (`status` as read before, where one writer
+    /// already guarantees that).
+    fn status_for_target(
+        &self,
+        connection: &Conn,
+        survey_id: SurveyId,
+        status: String,
+    ) -> Result<String, AppError>;
+    /// The table a new response is inserted into.
+    fn arriving_table(&self) -> &'static str;
+    /// Every table a stored response may be in, newest first.
+    fn response_tables(&self) -> &'static [&'static str];
+    /// After a consideration: what every node must see of it while the survey is open.
+    fn share_consideration(&self, connection: &Conn, survey_id: SurveyId) -> Result<(), AppError>;
+    /// The statement that opens a consistent read of a survey's release state.
+    fn begin_snapshot(&self) -> &'static str;
+    /// A closed survey's live-page steps are no longer needed.
+    fn forget_steps(&self, connection: &Conn, survey_id: SurveyId) -> Result<(), AppError>;
+    /// The end of the close step: the survey's rows in key order where the next epoch
+    /// does not rewrite the whole file.
+    fn after_close(&self, connection: &Conn, survey_id: SurveyId) -> Result<(), AppError>;
+    /// Whether the live pages' steps of surveys that show every response are kept in the
+    /// server's memory (one process) rather than in tables (every node).
+    fn steps_in_memory(&self) -> bool;
+    /// What the server says when it has stopped, given its last epoch: the database's
+    /// size, how long the epoch took, and whether another process kept the WAL.
+    fn stopped_message(&self, database_bytes: u64, took: Duration, wal_kept: bool) -> String;
 }

@@ -3,7 +3,9 @@
 //! Each method picks its connection and its durability itself: a handler says what it
 //! wants, never how long the WAL may keep it.
 
-use super::queries::{self, QuestionCounts, SurveySummary};
+use super::closing;
+use super::counts::QuestionCounts;
+use super::queries::{self, SurveySummary};
 use super::responses::{self, Covering};
 use super::Database;
 use crate::domain::{
@@ -143,7 +145,24 @@ impl Database {
         to: SurveyStatus,
     ) -> Result<Survey, AppError> {
         self.write_then_truncate_wal(move |connection| {
-            queries::change_status(connection, &slug, owner, from, to)?;
+            closing::change_status(connection, &slug, owner, from, to)?;
+            queries::find_survey(connection, &slug)?.ok_or(AppError::NotFound("survey"))
+        })
+        .await
+    }
+
+    /// [`Database::change_status`] for whoever can write the database itself (the command
+    /// line acts for the survey's owner, whoever that is).
+    pub async fn change_status_as_owner(
+        &self,
+        slug: Slug,
+        from: SurveyStatus,
+        to: SurveyStatus,
+    ) -> Result<Survey, AppError> {
+        self.write_then_truncate_wal(move |connection| {
+            let owner =
+                queries::survey_owner(connection, &slug)?.ok_or(AppError::NotFound("survey"))?;
+            closing::change_status(connection, &slug, owner, from, to)?;
             queries::find_survey(connection, &slug)?.ok_or(AppError::NotFound("survey"))
         })
         .await

@@ -5,12 +5,25 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
+use std::time::Duration;
 
 use tokio::sync::oneshot;
 
 use super::sql::Conn;
-use super::sqlite::compaction::EpochReport;
 use crate::error::AppError;
+
+/// What an epoch did (SQLite), or the database's size (PostgreSQL, at a stop).
+#[derive(Debug, Clone, Copy)]
+pub struct EpochReport {
+    pub duration: Duration,
+    /// The database file's size afterwards.
+    pub database_bytes: u64,
+    /// SQLite kept the WAL and its index (`-wal`, `-shm`) because another process has the
+    /// database open: the index lists the page numbers of the frames written before this
+    /// epoch until the writer tries again and succeeds ([`super::sqlite::compaction::remove_wal`]). Never on
+    /// PostgreSQL, which has no such files.
+    pub wal_kept: bool,
+}
 
 pub(super) const MAX_GROUP: usize = 512;
 

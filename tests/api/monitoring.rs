@@ -28,7 +28,7 @@ use std::collections::HashMap;
 
 use randomized_response::{Confidence, Design, PrivacyLevel};
 
-use deniable::db::queries::QuestionCounts;
+use deniable::db::counts::QuestionCounts;
 use deniable::domain::{
     MinCell, Question, QuestionDesign, QuestionId, Slug, StoppingRule, Survey, SurveyId,
     SurveyIntro, SurveyStatus,

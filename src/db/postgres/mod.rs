@@ -5,4 +5,4 @@ pub mod rewrite;
 mod rules;
 pub(super) mod writer;
 
-pub use rules::Postgres;
+pub use rules::{connection, Postgres};

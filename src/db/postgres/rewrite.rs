@@ -17,8 +17,9 @@ use super::super::sql::Conn;
 use crate::domain::SurveyId;
 use crate::error::AppError;
 
-/// Per-survey tables whose rows each concern one respondent, with their key column.
-const RESPONDENT_TABLES: [(&str, &str); 4] = [
+/// Per-survey tables whose rows each concern one respondent, with their key column: the
+/// one list a new respondent table joins (the rewrite at close, the VACUUM after a deletion).
+pub(super) const RESPONDENT_TABLES: [(&str, &str); 4] = [
     ("stored_responses", "record_id"),
     ("spent_tokens", "input_hash"),
     ("redemptions", "code_hash"),

@@ -2,13 +2,18 @@
 //! locks, every response goes straight to `stored_responses`, and release steps live in
 //! tables every node reads.
 
-use crate::db::engine::EngineRules;
-use crate::db::sql::Conn;
-use crate::db::sqlite::compaction::EpochReport;
+use std::time::Duration;
+
+use crate::db::sql::{Conn, EngineRules};
 use crate::domain::SurveyId;
 use crate::error::AppError;
 
 pub struct Postgres;
+
+/// A connection to the PostgreSQL URL that follows PostgreSQL's rules.
+pub fn connection(url: &str) -> Result<Conn, crate::db::sql::Error> {
+    Conn::postgres(url, &Postgres)
+}
 
 const MIGRATION_STEPS: [&str; 9] = [
     include_str!("../../../migrations/postgres/0001_initial.sql"),
@@ -126,7 +131,7 @@ impl EngineRules for Postgres {
         false
     }
 
-    fn stopped_message(&self, _: &EpochReport) -> String {
+    fn stopped_message(&self, _: u64, _: Duration, _: bool) -> String {
         "Deniable stopped; every acknowledged response is committed to PostgreSQL.".to_owned()
     }
 }

@@ -15,8 +15,7 @@ use std::time::{Duration, Instant};
 use super::super::closing::ClosingClock;
 use super::super::responses;
 use super::super::sql::Conn;
-use super::super::sqlite::compaction::EpochReport;
-use super::super::writer::{gather_group, AfterCommit, Job, Message, Writer};
+use super::super::writer::{gather_group, AfterCommit, EpochReport, Job, Message, Writer};
 use crate::domain::RetentionDate;
 use crate::error::AppError;
 
@@ -44,7 +43,7 @@ fn run(mut connection: Conn, url: &str, queue: &mpsc::Receiver<Message>, tick: D
     let mut waiting = None;
     loop {
         if connection.is_broken() {
-            match Conn::postgres(url) {
+            match super::connection(url) {
                 Ok(fresh) => connection = fresh,
                 Err(error) => {
                     tracing::error!(%error, "the writer cannot reconnect to PostgreSQL");
@@ -190,10 +189,12 @@ fn commit_group(connection: &Conn, mut group: Vec<Box<dyn Job>>) {
         // A survey was deleted: its dead rows' space is marked free now rather than at
         // autovacuum's leisure (the bytes may stay in the files until reused; the WAL and
         // its archives keep them: docs/design.md, "PostgreSQL").
-        if let Err(error) = connection.execute_batch(
-            "VACUUM stored_responses, spent_tokens, redemptions, withdrawn_responses, \
-             invitations, invitation_keys",
-        ) {
+        let tables: Vec<&str> = super::rewrite::RESPONDENT_TABLES
+            .iter()
+            .map(|(table, _)| *table)
+            .chain(["invitations", "invitation_keys"])
+            .collect();
+        if let Err(error) = connection.execute_batch(&format!("VACUUM {}", tables.join(", "))) {
             tracing::error!(%error, "cannot vacuum after a survey's deletion");
         }
     }

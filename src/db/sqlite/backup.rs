@@ -14,7 +14,6 @@ use std::time::Duration;
 use rusqlite::backup::{Backup, StepResult};
 use rusqlite::{Connection, OpenFlags};
 
-use super::super::sql::Conn;
 use crate::error::AppError;
 
 /// Pages per step: 1 MiB at SQLite's default 4 KiB pages, so progress moves visibly.
@@ -61,7 +60,7 @@ pub fn backup(source: &Path, destination: &Path) -> Result<(), AppError> {
         drop(reader);
         // The copy's own epoch: the responses stored since the live file's last epoch join
         // the others, and the copy is rebuilt once more, so nothing in it sets them apart.
-        let merging = Conn::sqlite(Connection::open(&partial)?);
+        let merging = super::connection(Connection::open(&partial)?);
         merging.execute_batch("PRAGMA secure_delete = ON; PRAGMA journal_mode = MEMORY")?;
         super::compaction::merge_arriving(&merging)?;
         merging.execute_batch("VACUUM")?;

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use super::super::readers::ReadPool;
 use super::super::sql::Conn;
+use super::super::writer::EpochReport;
 
 use crate::error::AppError;
 
@@ -26,18 +27,6 @@ use crate::error::AppError;
 /// waits up to the connection's busy timeout).
 const TRUNCATE_ATTEMPTS: u32 = 20;
 const TRUNCATE_PAUSE: Duration = Duration::from_millis(25);
-
-#[derive(Debug, Clone, Copy)]
-pub struct EpochReport {
-    pub duration: Duration,
-    /// The database file's size afterwards.
-    pub database_bytes: u64,
-    /// SQLite kept the WAL and its index (`-wal`, `-shm`) because another process has the
-    /// database open: the index lists the page numbers of the frames written before this
-    /// epoch until the writer tries again and succeeds ([`remove_wal`]). Never on
-    /// PostgreSQL, which has no such files.
-    pub wal_kept: bool,
-}
 
 /// Moves the responses stored since the last epoch into `stored_responses`, in key order
 /// (one pass over its leaves, each touched once however many responses land in it), and

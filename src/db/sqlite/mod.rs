@@ -6,4 +6,4 @@ pub mod compaction;
 mod rules;
 pub(super) mod writer;
 
-pub use rules::Sqlite;
+pub use rules::{connection, Sqlite};

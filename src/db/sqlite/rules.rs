@@ -1,13 +1,18 @@
 //! SQLite's [`EngineRules`]: one writer thread serializes every write, new responses wait
 //! in `arriving_responses` until the next epoch, and release steps live in memory.
 
-use super::compaction::EpochReport;
-use crate::db::engine::EngineRules;
-use crate::db::sql::Conn;
+use std::time::Duration;
+
+use crate::db::sql::{Conn, EngineRules};
 use crate::domain::SurveyId;
 use crate::error::AppError;
 
 pub struct Sqlite;
+
+/// A SQLite connection that follows SQLite's rules.
+pub fn connection(connection: rusqlite::Connection) -> Conn {
+    Conn::sqlite(connection, &Sqlite)
+}
 
 const MIGRATION_STEPS: [&str; 9] = [
     include_str!("../../../migrations/sqlite/0001_initial.sql"),
@@ -83,23 +88,23 @@ impl EngineRules for Sqlite {
         true
     }
 
-    fn stopped_message(&self, epoch: &EpochReport) -> String {
-        if epoch.wal_kept {
+    fn stopped_message(&self, database_bytes: u64, took: Duration, wal_kept: bool) -> String {
+        if wal_kept {
             format!(
                 "Deniable stopped; every acknowledged response is committed ({} bytes, \
                  compacted in {:.0} ms). Another process has the database open, so SQLite \
                  keeps its -wal and -shm files beside it for now: the -shm lists the pages \
                  written before the last epoch until that process closes the database or the \
                  server starts again.",
-                epoch.database_bytes,
-                epoch.duration.as_secs_f64() * 1e3
+                database_bytes,
+                took.as_secs_f64() * 1e3
             )
         } else {
             format!(
                 "Deniable stopped; every acknowledged response is committed, and the database \
                  file alone holds everything ({} bytes, compacted in {:.0} ms).",
-                epoch.database_bytes,
-                epoch.duration.as_secs_f64() * 1e3
+                database_bytes,
+                took.as_secs_f64() * 1e3
             )
         }
     }

@@ -27,8 +27,8 @@ use super::super::closing::ClosingClock;
 use super::super::readers::ReadPool;
 use super::super::responses;
 use super::super::sql::Conn;
-use super::super::writer::{gather_group, AfterCommit, Job, Message, Writer};
-use super::compaction::{self, EpochReport};
+use super::super::writer::{gather_group, AfterCommit, EpochReport, Job, Message, Writer};
+use super::compaction;
 use crate::domain::RetentionDate;
 use crate::error::AppError;
 

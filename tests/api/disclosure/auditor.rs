@@ -17,7 +17,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use deniable::db::queries::QuestionCounts;
+use deniable::db::counts::QuestionCounts;
 use deniable::db::releases::ReleasedCell;
 use deniable::domain::{QuestionId, Survey};
 use deniable::live::Released;

@@ -1,0 +1,217 @@
+//! The storage seam holds (issue 33, docs/contributing.md "Where code goes"): storage modules
+//! import one another in one direction only, nothing outside the engine folders branches on
+//! the engine, and handlers ask storage by meaning instead of holding a connection. Read
+//! from the source, so a change that breaks the seam fails here with the file that did.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use regex::Regex;
+
+fn rust_files(directory: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(directory).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|extension| extension == "rs") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    files
+}
+
+/// The code of a file without its comments (doc links name modules without importing them).
+fn code(path: &Path) -> String {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|line| !line.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn source(relative: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(relative)
+}
+
+/// `src/db`'s modules (`sqlite/writer`, `queries`, …) and the sibling modules each one names,
+/// through `super::…` or `crate::db::…`. A folder's `mod.rs` only declares and re-exports,
+/// so it is no module of its own here: a name re-exported there counts as the folder.
+fn storage_imports() -> BTreeMap<String, BTreeSet<String>> {
+    let root = source("src/db");
+    let modules: BTreeMap<String, PathBuf> = rust_files(&root)
+        .into_iter()
+        .filter(|path| path.file_name().unwrap() != "mod.rs")
+        .map(|path| {
+            let module = path
+                .strip_prefix(&root)
+                .unwrap()
+                .with_extension("")
+                .to_string_lossy()
+                .into_owned();
+            (module, path)
+        })
+        .collect();
+    let relative = Regex::new(r"\b((?:super::)+)(\{[^}]*\}|[a-z_]+)").unwrap();
+    let absolute = Regex::new(r"crate::db::([a-z_]+)(?:::([a-z_]+))?").unwrap();
+    let mut imports = BTreeMap::new();
+    for (module, path) in &modules {
+        let code = code(path);
+        let parts: Vec<&str> = module.split('/').collect();
+        let mut named = BTreeSet::new();
+        let mut name = |candidates: Vec<String>| {
+            if let Some(found) = candidates.into_iter().find(|c| modules.contains_key(c)) {
+                if &found != module {
+                    named.insert(found);
+                }
+            }
+        };
+        for capture in relative.captures_iter(&code) {
+            let ups = capture[1].matches("super").count();
+            let base = parts[..parts.len().saturating_sub(ups)].join("/");
+            let names: Vec<String> = if capture[2].starts_with('{') {
+                capture[2]
+                    .trim_matches(|c| c == '{' || c == '}')
+                    .split(',')
+                    .map(|n| n.trim().split("::").next().unwrap().to_owned())
+                    .collect()
+            } else {
+                vec![capture[2].to_owned()]
+            };
+            for n in names {
+                name(vec![if base.is_empty() {
+                    n
+                } else {
+                    format!("{base}/{n}")
+                }]);
+            }
+        }
+        for capture in absolute.captures_iter(&code) {
+            let first = capture[1].to_owned();
+            let nested = capture.get(2).map(|m| format!("{first}/{}", m.as_str()));
+            name(nested.into_iter().chain([first]).collect());
+        }
+        imports.insert(module.clone(), named);
+    }
+    imports
+}
+
+/// A module that can reach itself through the imports, with the path that does.
+fn circle(imports: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn walk(
+        at: &str,
+        imports: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(start) = path.iter().position(|m| m == at) {
+            let mut found = path[start..].to_vec();
+            found.push(at.to_owned());
+            return Some(found);
+        }
+        if done.contains(at) {
+            return None;
+        }
+        path.push(at.to_owned());
+        for next in imports.get(at).into_iter().flatten() {
+            if let Some(found) = walk(next, imports, path, done) {
+                return Some(found);
+            }
+        }
+        path.pop();
+        done.insert(at.to_owned());
+        None
+    }
+    let mut done = BTreeSet::new();
+    imports
+        .keys()
+        .find_map(|module| walk(module, imports, &mut Vec::new(), &mut done))
+}
+
+#[test]
+fn storage_modules_import_one_another_in_one_direction_only() {
+    let imports = storage_imports();
+    assert!(imports.contains_key("queries") && imports.contains_key("sqlite/writer"));
+    assert!(
+        imports["closing"].contains("releases"),
+        "the reading of imports found the close step's: {:?}",
+        imports["closing"]
+    );
+    assert_eq!(circle(&imports), None, "an import circle in src/db/");
+}
+
+#[test]
+fn the_circle_finder_finds_a_circle() {
+    let imports: BTreeMap<String, BTreeSet<String>> = [
+        ("a", vec!["b"]),
+        ("b", vec!["c"]),
+        ("c", vec!["a"]),
+        ("d", vec![]),
+    ]
+    .into_iter()
+    .map(|(m, n)| (m.to_owned(), n.into_iter().map(str::to_owned).collect()))
+    .collect();
+    assert_eq!(circle(&imports).unwrap(), ["a", "b", "c", "a"]);
+}
+
+/// Lines of `src/` outside the engine folders that ask which engine they run on. The
+/// connection itself (`src/db/sql.rs`, which wraps both clients) and the start-up that picks
+/// the engine (`src/db/mod.rs`, `src/db/readers.rs`, `src/db/location.rs`) may.
+#[test]
+fn nothing_outside_the_engine_folders_branches_on_the_engine() {
+    let branch = Regex::new(r"is_postgres\(\)|Engine::(Sqlite|Postgres)|\.engine\(\)").unwrap();
+    let allowed = [
+        "src/db/sqlite/",
+        "src/db/postgres/",
+        "src/db/sql.rs",
+        "src/db/mod.rs",
+        "src/db/readers.rs",
+        "src/db/location.rs",
+    ];
+    let mut branches = Vec::new();
+    for path in rust_files(&source("src")) {
+        let shown = path
+            .strip_prefix(env!("CARGO_MANIFEST_DIR"))
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        if allowed.iter().any(|a| shown.starts_with(a)) {
+            continue;
+        }
+        for line in code(&path).lines() {
+            if branch.is_match(line) {
+                branches.push(format!("{shown}: {}", line.trim()));
+            }
+        }
+    }
+    assert!(branches.is_empty(), "engine branches: {branches:#?}");
+}
+
+/// Handlers extract, parse, ask storage by meaning and render: no closure over a connection
+/// and no query function of `src/db` is called from `src/http/`.
+#[test]
+fn handlers_ask_storage_by_meaning_and_hold_no_connection() {
+    let storage_call = Regex::new(
+        r"\|connection\||&Conn\b|\.read\(move|\.write\(move|write_then_|(crate::db::|[^:\w])(queries|responses|releases|redemptions|closing|counts)::[a-z_]+\(",
+    )
+    .unwrap();
+    let mut calls = Vec::new();
+    for path in rust_files(&source("src/http")) {
+        let shown = path
+            .strip_prefix(env!("CARGO_MANIFEST_DIR"))
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        for line in code(&path).lines() {
+            if storage_call.is_match(line) {
+                calls.push(format!("{shown}: {}", line.trim()));
+            }
+        }
+    }
+    assert!(
+        calls.is_empty(),
+        "storage reached around the seam: {calls:#?}"
+    );
+}
