@@ -6,7 +6,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use crate::db::sql::Conn;
 
 use crate::crypto::PasswordHash;
-use crate::db::{queries, Database};
+use crate::db::{accounts, queries, Database};
 use crate::domain::{
     ApiToken, Email, Password, ResearcherId, SecretToken, Slug, Survey, SurveyDefinition,
     SurveyStatus, TokenHash,
@@ -54,7 +54,7 @@ pub async fn add_researcher(
 ) -> Result<(), AppError> {
     let hash = derive_password(password).await?;
     db.write(move |connection| {
-        queries::insert_researcher(connection, &email, &hash)?;
+        accounts::insert_researcher(connection, &email, &hash)?;
         // The first account adopts the demo survey (nothing happens for later ones).
         queries::adopt_demo_survey(connection)
     })
@@ -66,7 +66,7 @@ pub async fn add_researcher(
 pub async fn create_token(db: &Database, email: Email) -> Result<ApiToken, AppError> {
     let token = ApiToken::generate()?;
     let hash = token.hash();
-    db.write(move |connection| queries::insert_token(connection, &email, &hash))
+    db.write(move |connection| accounts::insert_token(connection, &email, &hash))
         .await?;
     Ok(token)
 }
@@ -79,7 +79,7 @@ pub async fn create_survey(
 ) -> Result<Survey, AppError> {
     let slug = Slug::generate(definition.title())?;
     db.write(move |connection| {
-        let owner_id = queries::researcher_id(connection, &owner)?
+        let owner_id = accounts::researcher_id(connection, &owner)?
             .map(ResearcherId::from_stored)
             .ok_or(AppError::NotFound("researcher"))?;
         queries::insert_draft(connection, owner_id, &slug, &definition)
@@ -109,10 +109,10 @@ pub async fn prepare_setup_link(db: &Database) -> Result<Option<SecretToken>, Ap
     let expires_at = now_unix() + SIGNUP_LINK_SECONDS;
     let created = db
         .write(move |connection| {
-            if queries::any_researcher_can_sign_in(connection)? {
+            if accounts::any_researcher_can_sign_in(connection)? {
                 return Ok(false);
             }
-            queries::replace_setup_link(connection, &hash, expires_at)?;
+            accounts::replace_setup_link(connection, &hash, expires_at)?;
             Ok(true)
         })
         .await?;
@@ -128,7 +128,7 @@ pub async fn create_invitation(
     let hash = token.hash();
     let expires_at = now_unix() + SIGNUP_LINK_SECONDS;
     db.write(move |connection| {
-        queries::insert_invitation(connection, &hash, invited_by, expires_at)
+        accounts::insert_invitation(connection, &hash, invited_by, expires_at)
     })
     .await?;
     Ok(token)
@@ -137,7 +137,7 @@ pub async fn create_invitation(
 pub async fn signup_link_is_valid(db: &Database, link: &SecretToken) -> Result<bool, AppError> {
     let hash = link.hash();
     let now = now_unix();
-    db.read(move |connection| queries::signup_link_is_valid(connection, &hash, now))
+    db.read(move |connection| accounts::signup_link_is_valid(connection, &hash, now))
         .await
 }
 
@@ -157,8 +157,8 @@ pub async fn sign_up(
     let session_hash = session.hash();
     let (link_hash, session_secret) = (link.hash(), session);
     db.write(move |connection| {
-        queries::consume_signup_link(connection, &link_hash, now)?;
-        let researcher = queries::insert_researcher(connection, &email, &hash)?;
+        accounts::consume_signup_link(connection, &link_hash, now)?;
+        let researcher = accounts::insert_researcher(connection, &email, &hash)?;
         // The first account (made with the setup link) adopts the demo survey.
         queries::adopt_demo_survey(connection)?;
         start_session(connection, &session_hash, researcher, now)
@@ -185,7 +185,7 @@ pub fn login_delay_seconds(failures: u64) -> i64 {
 
 /// Seconds until this account may try again (0: now). Times are whole seconds, so the
 /// last failure counts from the end of its second: the wait is never shorter than stated.
-fn login_wait_seconds(failures: &queries::LoginFailures, now: i64) -> i64 {
+fn login_wait_seconds(failures: &accounts::LoginFailures, now: i64) -> i64 {
     let delay = login_delay_seconds(failures.count);
     let Some(last_forget_at) = failures.last_forget_at.filter(|_| delay > 0) else {
         return 0;
@@ -234,7 +234,7 @@ pub async fn sign_in(
     let now = now_unix();
     let lookup = email.clone();
     let found = db
-        .read(move |connection| queries::researcher_credentials(connection, &lookup))
+        .read(move |connection| accounts::researcher_credentials(connection, &lookup))
         .await?;
     let Some((researcher, stored)) = found else {
         // Spend the same time as a real check, so timing does not reveal who has an account.
@@ -246,10 +246,10 @@ pub async fn sign_in(
     // slip in before their failures are written.
     let wait_seconds = db
         .write(move |connection| {
-            let failures = queries::recent_login_failures(connection, researcher, now)?;
+            let failures = accounts::recent_login_failures(connection, researcher, now)?;
             let wait_seconds = login_wait_seconds(&failures, now);
             if wait_seconds == 0 {
-                queries::record_login_failure(
+                accounts::record_login_failure(
                     connection,
                     researcher,
                     now + LOGIN_FAILURE_WINDOW_SECONDS,
@@ -274,7 +274,7 @@ pub async fn sign_in(
     let session = SecretToken::generate()?;
     let session_hash = session.hash();
     db.write(move |connection| {
-        queries::clear_login_failures(connection, researcher)?;
+        accounts::clear_login_failures(connection, researcher)?;
         start_session(connection, &session_hash, researcher, now)
     })
     .await?;
@@ -288,7 +288,7 @@ fn start_session(
     researcher: ResearcherId,
     now: i64,
 ) -> Result<(), AppError> {
-    queries::insert_session(
+    accounts::insert_session(
         connection,
         session,
         researcher,
@@ -315,7 +315,7 @@ mod tests {
     #[test]
     fn the_wait_counts_from_the_end_of_the_last_failures_second() {
         let failed_at = 1_000_000;
-        let failures = |count| queries::LoginFailures {
+        let failures = |count| accounts::LoginFailures {
             count,
             last_forget_at: Some(failed_at + LOGIN_FAILURE_WINDOW_SECONDS),
         };
@@ -324,7 +324,7 @@ mod tests {
         assert_eq!(login_wait_seconds(&failures(5), failed_at + 1), 1);
         assert_eq!(login_wait_seconds(&failures(5), failed_at + 2), 0);
         assert_eq!(login_wait_seconds(&failures(20), failed_at), 901);
-        let none = queries::LoginFailures {
+        let none = accounts::LoginFailures {
             count: 0,
             last_forget_at: None,
         };

@@ -5,6 +5,7 @@
 //! `&`[`Conn`], written once for both engines ([`sql`]); this module only decides which
 //! connection runs them and where.
 
+pub mod accounts;
 mod closing;
 pub mod counts;
 mod location;

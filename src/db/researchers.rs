@@ -1,6 +1,6 @@
 //! What accounts, sessions and tokens ask of storage, by meaning.
 
-use super::queries::{self, LiveSession};
+use super::accounts::{self, LiveSession};
 use super::Database;
 use crate::domain::{ResearcherId, TokenHash};
 use crate::error::AppError;
@@ -12,7 +12,7 @@ impl Database {
         token: TokenHash,
         now: i64,
     ) -> Result<Option<LiveSession>, AppError> {
-        self.read(move |connection| queries::find_session(connection, &token, now))
+        self.read(move |connection| accounts::find_session(connection, &token, now))
             .await
     }
 
@@ -22,13 +22,13 @@ impl Database {
         token: TokenHash,
         idle_expires_at: i64,
     ) -> Result<(), AppError> {
-        self.write(move |connection| queries::touch_session(connection, &token, idle_expires_at))
+        self.write(move |connection| accounts::touch_session(connection, &token, idle_expires_at))
             .await
     }
 
     /// Ends a session (signing out): its token no longer opens anything.
     pub async fn end_session(&self, token: TokenHash) -> Result<(), AppError> {
-        self.write(move |connection| queries::delete_session(connection, &token))
+        self.write(move |connection| accounts::delete_session(connection, &token))
             .await
     }
 
@@ -37,14 +37,14 @@ impl Database {
         &self,
         token: TokenHash,
     ) -> Result<Option<ResearcherId>, AppError> {
-        self.read(move |connection| queries::researcher_for_token(connection, &token))
+        self.read(move |connection| accounts::researcher_for_token(connection, &token))
             .await
     }
 
     /// The hashes of a researcher's API tokens, in hash order (the tokens themselves are
     /// never stored).
     pub async fn api_tokens(&self, researcher: ResearcherId) -> Result<Vec<TokenHash>, AppError> {
-        self.read(move |connection| queries::list_tokens(connection, researcher))
+        self.read(move |connection| accounts::list_tokens(connection, researcher))
             .await
     }
 
@@ -54,7 +54,7 @@ impl Database {
         researcher: ResearcherId,
         token: TokenHash,
     ) -> Result<(), AppError> {
-        self.write(move |connection| queries::insert_token_for(connection, researcher, &token))
+        self.write(move |connection| accounts::insert_token_for(connection, researcher, &token))
             .await
     }
 
@@ -64,7 +64,7 @@ impl Database {
         researcher: ResearcherId,
         token: TokenHash,
     ) -> Result<(), AppError> {
-        self.write(move |connection| queries::revoke_token(connection, researcher, &token))
+        self.write(move |connection| accounts::revoke_token(connection, researcher, &token))
             .await
     }
 }

@@ -3,6 +3,7 @@
 //! Each method picks its connection and its durability itself: a handler says what it
 //! wants, never how long the WAL may keep it.
 
+use super::accounts;
 use super::closing;
 use super::counts::QuestionCounts;
 use super::queries::{self, SurveySummary};
@@ -161,7 +162,7 @@ impl Database {
     ) -> Result<Survey, AppError> {
         self.write_then_truncate_wal(move |connection| {
             let owner =
-                queries::survey_owner(connection, &slug)?.ok_or(AppError::NotFound("survey"))?;
+                accounts::survey_owner(connection, &slug)?.ok_or(AppError::NotFound("survey"))?;
             closing::change_status(connection, &slug, owner, from, to)?;
             queries::find_survey(connection, &slug)?.ok_or(AppError::NotFound("survey"))
         })

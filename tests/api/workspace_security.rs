@@ -6,7 +6,7 @@ use std::time::Duration;
 use crate::common::spawn_app;
 use crate::workspace::{add_researcher, question_ids, signed_in, Browser, PASSWORD};
 use deniable::accounts::{self, now_unix};
-use deniable::db::queries;
+use deniable::db::accounts as stored_accounts;
 use deniable::domain::{ResearcherId, SecretToken};
 
 /// Every route that names a survey and belongs to its owner: pages, actions, exports and
@@ -328,7 +328,7 @@ async fn a_session_ends_after_two_idle_hours_or_twelve_hours_in_all_and_at_sign_
     app.db
         .write(move |connection| {
             // Last used 2 h 1 min ago, signed in 3 h ago.
-            queries::insert_session(
+            stored_accounts::insert_session(
                 connection,
                 &idle_hash,
                 researcher,
@@ -337,8 +337,15 @@ async fn a_session_ends_after_two_idle_hours_or_twelve_hours_in_all_and_at_sign_
                 now + 9 * 3600,
             )?;
             // Used a minute ago, but signed in 12 h 1 min ago.
-            queries::insert_session(connection, &old_hash, researcher, now, now + 7140, now - 60)?;
-            queries::insert_session(
+            stored_accounts::insert_session(
+                connection,
+                &old_hash,
+                researcher,
+                now,
+                now + 7140,
+                now - 60,
+            )?;
+            stored_accounts::insert_session(
                 connection,
                 &fresh_hash,
                 researcher,
