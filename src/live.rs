@@ -16,13 +16,12 @@
 //!   in memory on SQLite (a restart shows the current counts) and in the database on
 //!   PostgreSQL (shared by every node).
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use crate::db::counts::QuestionCounts;
-use crate::db::releases::{self as stored, CellsAsOf, ReleaseState, ReleasedCell, StoredRelease};
+use crate::db::releases::{ReleasedCell, StoredRelease};
 use crate::db::Database;
-use crate::domain::{GroupingQuestion, Survey, SurveyId, SurveyStatus};
+use crate::domain::{GroupingQuestion, Survey, SurveyStatus};
 use crate::error::AppError;
 use crate::results::{ReleaseReason, ReleaseSummary};
 
@@ -106,81 +105,16 @@ fn sum_cells<'a>(cells: impl Iterator<Item = &'a ReleasedCell>) -> Vec<QuestionC
     sum
 }
 
-/// A snapshot of a survey's released cells as of one consideration.
-struct Snapshot {
-    considered_at: u64,
-    cells: Arc<Vec<ReleasedCell>>,
-}
-
-/// The release states of the owner's views (see the module's documentation).
-pub struct Releases {
-    /// The live pages' steps of surveys that show every response, on SQLite.
-    steps: Option<Mutex<HashMap<SurveyId, StoredRelease>>>,
-    snapshots: Mutex<HashMap<SurveyId, Snapshot>>,
-}
+/// The owner's views of released responses and live steps (see the module's
+/// documentation); their state is storage's ([`crate::db::live_state`]).
+pub struct Releases;
 
 impl Releases {
-    /// Steps kept here (one process on a SQLite file) or left to storage's tables.
-    pub fn new(steps_in_memory: bool) -> Self {
-        Self {
-            steps: steps_in_memory.then(Mutex::default),
-            snapshots: Mutex::default(),
-        }
-    }
-
-    fn snapshots(&self) -> std::sync::MutexGuard<'_, HashMap<SurveyId, Snapshot>> {
-        self.snapshots
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-    }
-
     /// What a survey that shows its owner released responses only shows now.
     pub async fn released(&self, db: &Database, survey: &Survey) -> Result<Released, AppError> {
-        let survey_id = survey.id;
         let open = survey.status == SurveyStatus::Open;
-        // While open, the cells as of the last consideration: on PostgreSQL every node
-        // reads them from the database; on SQLite this server keeps them in memory.
-        let shared = self.steps.is_none();
-        let as_of = if open && shared {
-            CellsAsOf::LastConsideration
-        } else {
-            CellsAsOf::Now
-        };
-        let cached = if open && !shared {
-            self.snapshots()
-                .get(&survey_id)
-                .map(|snapshot| snapshot.considered_at)
-        } else {
-            None
-        };
-        let state: ReleaseState = db
-            .read(move |connection| {
-                stored::state(connection, survey_id, as_of, |counters| {
-                    cached != Some(counters.considered_at)
-                })
-            })
-            .await?;
+        let (state, cells) = db.owner_release_state(survey.id, open).await?;
         let counters = state.counters;
-        let cells = match state.cells {
-            Some(cells) => {
-                let cells = Arc::new(cells);
-                if open && !shared {
-                    self.snapshots().insert(
-                        survey_id,
-                        Snapshot {
-                            considered_at: counters.considered_at,
-                            cells: Arc::clone(&cells),
-                        },
-                    );
-                }
-                cells
-            }
-            None => self
-                .snapshots()
-                .get(&survey_id)
-                .map(|snapshot| Arc::clone(&snapshot.cells))
-                .unwrap_or_default(),
-        };
         let released: u64 = cells.iter().map(|cell| cell.n).sum();
         let gated_counts = open && survey.requires_invitation;
         let (responses, redemptions, released_responses, withheld) = if gated_counts {
@@ -241,71 +175,17 @@ impl Releases {
             responses: responses_counted(&current),
             counts: Some(current),
         };
-        let survey_id = survey.id;
-        let release = if let Some(steps) = &self.steps {
-            let mut steps = steps.lock().unwrap_or_else(PoisonError::into_inner);
-            if step_due(step, steps.get(&survey_id), next.responses) {
-                steps.insert(survey_id, next);
-            }
-            steps.get(&survey_id).cloned()
-        } else {
-            let previous = db
-                .read(move |connection| stored::read(connection, survey_id))
-                .await?;
-            if step_due(step, previous.as_ref(), next.responses) {
-                // Decided again where the step is kept: two nodes at once make one step.
-                db.write(move |connection| {
-                    let previous = stored::read(connection, survey_id)?;
-                    if !step_due(step, previous.as_ref(), next.responses) {
-                        return Ok(previous);
-                    }
-                    stored::write(connection, survey_id, &next)?;
-                    Ok(Some(next))
-                })
-                .await?
-            } else {
-                previous
-            }
-        };
+        let release = db.live_step(survey.id, step, next).await?;
         Ok(release
             .and_then(|release| release.counts)
             .unwrap_or_default())
     }
-
-    /// A deleted survey's states go with it (in the database, by cascade).
-    pub fn forget(&self, survey: SurveyId) {
-        if let Some(steps) = &self.steps {
-            steps
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .remove(&survey);
-        }
-        self.snapshots().remove(&survey);
-    }
-}
-
-/// Whether a live page's step is due: at least `step` new responses since the step in
-/// force (since none, for the first).
-fn step_due(step: u64, previous: Option<&StoredRelease>, responses: u64) -> bool {
-    responses >= previous.map_or(0, |release| release.responses) + step
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::domain::QuestionId;
-
-    #[test]
-    fn a_live_page_moves_after_a_whole_step_and_never_before() {
-        let at = |responses| StoredRelease {
-            responses,
-            counts: None,
-        };
-        assert!(!step_due(10, None, 9));
-        assert!(step_due(10, None, 10));
-        assert!(!step_due(10, Some(&at(10)), 19));
-        assert!(step_due(10, Some(&at(10)), 20));
-    }
 
     #[test]
     fn cells_sum_question_by_question_whatever_their_lengths() {

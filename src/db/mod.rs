@@ -8,6 +8,7 @@
 pub mod accounts;
 mod closing;
 pub mod counts;
+pub mod live_state;
 mod location;
 mod migrations;
 pub mod postgres;
@@ -74,6 +75,8 @@ pub struct Database {
     withdrawal_key: WithdrawalKey,
     /// The engine chosen at start-up, for what it does differently.
     rules: &'static dyn sql::EngineRules,
+    /// Where the owner's live views keep their release state ([`live_state`]).
+    live: Arc<dyn live_state::LiveState>,
 }
 
 impl Database {
@@ -114,6 +117,7 @@ impl Database {
             open_surveys: Arc::default(),
             withdrawal_key,
             rules: &sqlite::Sqlite,
+            live: Arc::new(sqlite::live_state::InMemory::default()),
         })
     }
 
@@ -134,16 +138,11 @@ impl Database {
                 open_surveys: Arc::default(),
                 withdrawal_key,
                 rules: &postgres::Postgres,
+                live: Arc::new(postgres::live_state::InTables),
             })
         })
         .join()
         .map_err(|_| AppError::internal("connecting to PostgreSQL panicked"))?
-    }
-
-    /// Whether the live pages' release steps are kept in this process's memory (one
-    /// process on a file) or in tables every node reads.
-    pub fn keeps_release_steps_in_memory(&self) -> bool {
-        self.rules.steps_in_memory()
     }
 
     /// What the server says once [`Database::close`] has returned `last_epoch`.

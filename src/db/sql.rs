@@ -897,9 +897,6 @@ pub trait EngineRules: Sync {
     /// The end of the close step: the survey's rows in key order where the next epoch
     /// does not rewrite the whole file.
     fn after_close(&self, connection: &Conn, survey_id: SurveyId) -> Result<(), AppError>;
-    /// Whether the live pages' steps of surveys that show every response are kept in the
-    /// server's memory (one process) rather than in tables (every node).
-    fn steps_in_memory(&self) -> bool;
     /// What the server says when it has stopped, given its last epoch: the database's
     /// size, how long the epoch took, and whether another process kept the WAL.
     fn stopped_message(&self, database_bytes: u64, took: Duration, wal_kept: bool) -> String;

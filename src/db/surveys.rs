@@ -5,8 +5,11 @@
 
 use super::accounts;
 use super::closing;
+use std::sync::Arc;
+
 use super::counts::QuestionCounts;
 use super::queries::{self, SurveySummary};
+use super::releases::{ReleaseState, ReleasedCell, StoredRelease};
 use super::responses::{self, Covering};
 use super::Database;
 use crate::domain::{
@@ -196,6 +199,28 @@ impl Database {
             })
             .await?;
         self.forget_survey(&slug);
+        self.live.forget(survey_id);
         Ok(survey_id)
+    }
+
+    /// The release state and the released cells a survey's owner sees now (docs/design.md,
+    /// invariant 11): while `open`, as of the last consideration.
+    pub async fn owner_release_state(
+        &self,
+        survey_id: SurveyId,
+        open: bool,
+    ) -> Result<(ReleaseState, Arc<Vec<ReleasedCell>>), AppError> {
+        self.live.released(self, survey_id, open).await
+    }
+
+    /// The live pages' step in force once `next` is offered (moved on only after a whole
+    /// step of `step` responses).
+    pub async fn live_step(
+        &self,
+        survey_id: SurveyId,
+        step: u64,
+        next: StoredRelease,
+    ) -> Result<Option<StoredRelease>, AppError> {
+        self.live.step(self, survey_id, step, next).await
     }
 }

@@ -122,9 +122,7 @@ impl Settings {
 /// Builds the server on an already bound listener (tests bind port 0).
 pub fn server(listener: TcpListener, db: Database, settings: Settings) -> std::io::Result<Server> {
     let db = web::Data::new(db);
-    let releases = web::Data::new(crate::live::Releases::new(
-        db.keeps_release_steps_in_memory(),
-    ));
+    let releases = web::Data::new(crate::live::Releases);
     let workers = settings.workers;
     let public_url = web::Data::new(ConfiguredPublicUrl(settings.public_url.clone()));
     let body_read_timeout = settings.body_read_timeout;

@@ -123,25 +123,11 @@ impl From<Survey> for SurveyBody {
 pub async fn delete_survey(
     owner: Owner,
     db: web::Data<Database>,
-    releases: web::Data<Releases>,
     slug: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
     let slug = Slug::parse(&slug)?;
-    erase_survey(&db, &releases, slug, owner.researcher()).await?;
+    db.delete_survey(slug, owner.researcher()).await?;
     Ok(HttpResponse::NoContent().finish())
-}
-
-/// Deletes an owned survey and everything of it from every file (the API and the
-/// workspace's button).
-pub(super) async fn erase_survey(
-    db: &Database,
-    releases: &Releases,
-    slug: Slug,
-    researcher: ResearcherId,
-) -> Result<(), AppError> {
-    let survey_id = db.delete_survey(slug, researcher).await?;
-    releases.forget(survey_id);
-    Ok(())
 }
 
 /// POST /api/surveys: creates a draft from a JSON definition.

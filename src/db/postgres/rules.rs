@@ -127,10 +127,6 @@ impl EngineRules for Postgres {
         super::rewrite::rewrite_survey_rows(connection, survey_id)
     }
 
-    fn steps_in_memory(&self) -> bool {
-        false
-    }
-
     fn stopped_message(&self, _: u64, _: Duration, _: bool) -> String {
         "Deniable stopped; every acknowledged response is committed to PostgreSQL.".to_owned()
     }

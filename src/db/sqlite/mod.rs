@@ -3,6 +3,7 @@
 
 pub mod backup;
 pub mod compaction;
+pub(super) mod live_state;
 mod rules;
 pub(super) mod writer;
 

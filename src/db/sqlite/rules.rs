@@ -84,10 +84,6 @@ impl EngineRules for Sqlite {
         Ok(())
     }
 
-    fn steps_in_memory(&self) -> bool {
-        true
-    }
-
     fn stopped_message(&self, database_bytes: u64, took: Duration, wal_kept: bool) -> String {
         if wal_kept {
             format!(

@@ -15,8 +15,6 @@ use crate::db::Database;
 use crate::domain::{DesignName, Language, QuestionDesign, QuestionType, Slug, SurveyStatus};
 use crate::error::AppError;
 use crate::http::auth::{Session, SignedIn};
-use crate::http::researcher;
-use crate::live::Releases;
 use crate::results::{planning_interval, survey_planned_sizes, PlannedSizes, PLANNING_HALF_WIDTH};
 use randomized_response::Confidence;
 
@@ -566,7 +564,6 @@ pub struct DeleteSurveyForm {
 /// its slug typed as confirmation. Gone from every file before the redirect.
 pub async fn delete_survey(
     db: web::Data<Database>,
-    releases: web::Data<Releases>,
     signed_in: SignedIn,
     slug: web::Path<String>,
     form: web::Form<DeleteSurveyForm>,
@@ -587,6 +584,6 @@ pub async fn delete_survey(
         )
         .into());
     }
-    researcher::erase_survey(&db, &releases, survey.slug, session.researcher).await?;
+    db.delete_survey(survey.slug, session.researcher).await?;
     Ok(see_other("/surveys"))
 }
