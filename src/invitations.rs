@@ -1,6 +1,6 @@
 //! Single-use invitations: created in bulk for a mail merge, shared by the API and the CLI.
 
-use crate::db::{queries, redemptions, Database};
+use crate::db::{redemptions, Database};
 use crate::domain::{InvitationCode, InvitationCount, Slug, Survey, SurveyStatus};
 use crate::error::AppError;
 use crate::export::spreadsheet_safe;
@@ -44,7 +44,7 @@ pub async fn create(
                 ));
             }
             let key = redemptions::ensure_key(connection, survey_id)?;
-            queries::insert_invitations(connection, survey_id, &hashes)?;
+            redemptions::insert_invitations(connection, survey_id, &hashes)?;
             Ok(key)
         })
         .await?;

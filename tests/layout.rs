@@ -32,6 +32,14 @@ fn code(path: &Path) -> String {
         .join("\n")
 }
 
+/// A path of the repository as a message shows it (`src/http/mod.rs`).
+fn shown(path: &Path) -> String {
+    path.strip_prefix(env!("CARGO_MANIFEST_DIR"))
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
+}
+
 fn source(relative: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(relative)
 }
@@ -172,11 +180,7 @@ fn nothing_outside_the_engine_folders_branches_on_the_engine() {
     ];
     let mut branches = Vec::new();
     for path in rust_files(&source("src")) {
-        let shown = path
-            .strip_prefix(env!("CARGO_MANIFEST_DIR"))
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
+        let shown = shown(&path);
         if allowed.iter().any(|a| shown.starts_with(a)) {
             continue;
         }
@@ -199,11 +203,7 @@ fn handlers_ask_storage_by_meaning_and_hold_no_connection() {
     .unwrap();
     let mut calls = Vec::new();
     for path in rust_files(&source("src/http")) {
-        let shown = path
-            .strip_prefix(env!("CARGO_MANIFEST_DIR"))
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
+        let shown = shown(&path);
         for line in code(&path).lines() {
             if storage_call.is_match(line) {
                 calls.push(format!("{shown}: {}", line.trim()));

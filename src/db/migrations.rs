@@ -17,47 +17,68 @@ use crate::error::AppError;
 /// Data the SQL alone cannot convert, run right after it in the same transaction.
 type DataStep = fn(&Conn) -> Result<(), AppError>;
 
-/// A step of the schema; its SQL is each engine's ([`super::engine::EngineRules::migration_steps`]).
+/// A step of the schema: its SQL for each engine (the engine's rules pick theirs), then
+/// what SQL alone cannot convert.
 struct Migration {
     version: u32,
+    sqlite: &'static str,
+    postgres: &'static str,
     then: Option<DataStep>,
 }
 
 const MIGRATIONS: [Migration; 9] = [
     Migration {
         version: 1,
+        sqlite: include_str!("../../migrations/sqlite/0001_initial.sql"),
+        postgres: include_str!("../../migrations/postgres/0001_initial.sql"),
         then: None,
     },
     Migration {
         version: 2,
+        sqlite: include_str!("../../migrations/sqlite/0002_privacy_at_rest.sql"),
+        postgres: include_str!("../../migrations/postgres/0002_privacy_at_rest.sql"),
         then: Some(convert_to_one_row_per_response),
     },
     Migration {
         version: 3,
+        sqlite: include_str!("../../migrations/sqlite/0003_designs.sql"),
+        postgres: include_str!("../../migrations/postgres/0003_designs.sql"),
         then: None,
     },
     Migration {
         version: 4,
+        sqlite: include_str!("../../migrations/sqlite/0004_survey_intro.sql"),
+        postgres: include_str!("../../migrations/postgres/0004_survey_intro.sql"),
         then: None,
     },
     Migration {
         version: 5,
+        sqlite: include_str!("../../migrations/sqlite/0005_blind_tokens.sql"),
+        postgres: include_str!("../../migrations/postgres/0005_blind_tokens.sql"),
         then: Some(draw_invitation_keys),
     },
     Migration {
         version: 6,
+        sqlite: include_str!("../../migrations/sqlite/0006_analyses.sql"),
+        postgres: include_str!("../../migrations/postgres/0006_analyses.sql"),
         then: None,
     },
     Migration {
         version: 7,
+        sqlite: include_str!("../../migrations/sqlite/0007_releases.sql"),
+        postgres: include_str!("../../migrations/postgres/0007_releases.sql"),
         then: None,
     },
     Migration {
         version: 8,
+        sqlite: include_str!("../../migrations/sqlite/0008_arriving_responses.sql"),
+        postgres: include_str!("../../migrations/postgres/0008_arriving_responses.sql"),
         then: None,
     },
     Migration {
         version: 9,
+        sqlite: include_str!("../../migrations/sqlite/0009_disclosure.sql"),
+        postgres: include_str!("../../migrations/postgres/0009_disclosure.sql"),
         then: Some(release_existing_responses),
     },
 ];
@@ -78,13 +99,7 @@ pub fn migrate(connection: &Conn) -> Result<(), AppError> {
             )));
         }
         for migration in MIGRATIONS.iter().filter(|m| m.version > version) {
-            let step = rules
-                .migration_steps()
-                .get(migration.version as usize - 1)
-                .ok_or_else(|| {
-                    AppError::internal(format_args!("no SQL for migration {}", migration.version))
-                })?;
-            connection.execute_batch(step)?;
+            connection.execute_batch(rules.migration_sql(migration.sqlite, migration.postgres))?;
             if let Some(then) = migration.then {
                 then(connection)?;
             }

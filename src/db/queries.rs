@@ -3,14 +3,13 @@
 //! the queries themselves, so a non-owner sees nothing at all. (Accounts are in
 //! [`super::accounts`], responses in [`super::responses`].)
 
-use super::counts::QuestionCounts;
 use super::sql::{params, Conn, OptionalExtension};
 
 use crate::domain::GROUPING_TYPE;
 use crate::domain::{
-    stored_grouping, ClosingTime, DefinedQuestion, Email, GroupingQuestion, InvitationHash,
-    MinCell, Question, QuestionDesign, QuestionId, ResearcherId, RetentionDate, Slug, StoppingRule,
-    Survey, SurveyDefinition, SurveyDetails, SurveyId, SurveyIntro, SurveyStatus,
+    stored_grouping, ClosingTime, DefinedQuestion, Email, GroupingQuestion, MinCell, Question,
+    QuestionDesign, QuestionId, ResearcherId, RetentionDate, Slug, StoppingRule, Survey,
+    SurveyDefinition, SurveyDetails, SurveyId, SurveyIntro, SurveyStatus,
 };
 use crate::error::AppError;
 
@@ -384,61 +383,6 @@ pub fn next_closing_time(connection: &Conn) -> Result<Option<ClosingTime>, AppEr
         )?
         .query_row((), |row| row.get(0))?;
     Ok(next.map(ClosingTime::from_unix))
-}
-
-// --- invitations --------------------------------------------------------------------------
-
-pub fn insert_invitations(
-    connection: &Conn,
-    survey_id: SurveyId,
-    invitations: &[InvitationHash],
-) -> Result<(), AppError> {
-    let insert = connection
-        .prepare_cached("INSERT INTO invitations (code_hash, survey_id) VALUES (?1, ?2)")?;
-    for invitation in invitations {
-        insert.execute(params![invitation.as_bytes(), survey_id.get()])?;
-    }
-    Ok(())
-}
-
-// --- results and exports ------------------------------------------------------------------
-
-/// Every question's report counts (questions without reports are left out).
-pub fn survey_report_counts(
-    connection: &Conn,
-    survey_id: SurveyId,
-) -> Result<Vec<QuestionCounts>, AppError> {
-    let statement = connection.prepare(
-        "SELECT report_counts.question_id, report_counts.report, report_counts.n
-         FROM report_counts JOIN questions ON questions.id = report_counts.question_id
-         WHERE questions.survey_id = ?1 AND report_counts.n > 0
-         ORDER BY report_counts.question_id, report_counts.report",
-    )?;
-    let mut counted: Vec<QuestionCounts> = Vec::new();
-    let rows = statement.query_map([survey_id.get()], |row| {
-        Ok((
-            row.get::<_, i64>(0)?,
-            row.get::<_, u8>(1)?,
-            row.get::<_, i64>(2)?,
-        ))
-    })?;
-    for row in rows {
-        let (question_id, report, n) = row?;
-        let report = usize::from(report);
-        let question_id = QuestionId::from_stored(question_id);
-        if counted.last().map(|c| c.question_id) != Some(question_id) {
-            counted.push(QuestionCounts {
-                question_id,
-                counts: Vec::new(),
-            });
-        }
-        let counts = &mut counted.last_mut().unwrap_or_else(|| unreachable!()).counts;
-        if counts.len() <= report {
-            counts.resize(report + 1, 0);
-        }
-        counts[report] = count_from_sql(n)?;
-    }
-    Ok(counted)
 }
 
 // --- the researcher's workspace: surveys --------------------------------------------------

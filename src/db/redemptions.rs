@@ -6,8 +6,8 @@
 use super::sql::{params, Conn, OptionalExtension};
 
 use crate::domain::{
-    invitation_unusable, invitation_used, Blinded, Evaluation, InvitationKey, Redemption,
-    SpentToken, SurveyId, SurveyKey, SurveyStatus,
+    invitation_unusable, invitation_used, Blinded, Evaluation, InvitationHash, InvitationKey,
+    Redemption, SpentToken, SurveyId, SurveyKey, SurveyStatus,
 };
 use crate::error::AppError;
 
@@ -224,4 +224,18 @@ pub fn invitation_counts(
 pub struct InvitationCounts {
     pub redeemed: u64,
     pub unused: u64,
+}
+
+/// Stores the hashes of new single-use invitations of a survey (never the codes).
+pub fn insert_invitations(
+    connection: &Conn,
+    survey_id: SurveyId,
+    invitations: &[InvitationHash],
+) -> Result<(), AppError> {
+    let insert = connection
+        .prepare_cached("INSERT INTO invitations (code_hash, survey_id) VALUES (?1, ?2)")?;
+    for invitation in invitations {
+        insert.execute(params![invitation.as_bytes(), survey_id.get()])?;
+    }
+    Ok(())
 }

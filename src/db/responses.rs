@@ -265,7 +265,10 @@ pub fn find_response(
 }
 
 /// Withdraws a response: it goes, its reports are uncounted, and only its tag stays, so that a
-/// replayed submission of it is refused. (The caller truncates the WAL before answering.)
+/// replayed submission of it is refused. (The caller, [`super::Database::withdraw_response`],
+/// truncates the WAL before answering.) The tables a withdrawal touches are respondent
+/// tables: on PostgreSQL a close rewrites them in key order and a deletion vacuums them,
+/// both from the one list `postgres::rewrite::RESPONDENT_TABLES`.
 pub fn withdraw_response(
     connection: &Conn,
     slug: &Slug,

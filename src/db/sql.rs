@@ -867,8 +867,8 @@ pub trait EngineRules: Sync {
     fn schema_version(&self, connection: &Conn) -> Result<u32, AppError>;
     /// Records that the schema is at `version` (in the migration's transaction).
     fn set_schema_version(&self, connection: &Conn, version: u32) -> Result<(), AppError>;
-    /// The SQL of each migration step, in order, from version 1.
-    fn migration_steps(&self) -> &'static [&'static str];
+    /// A migration step's SQL for this engine, of the step's two texts.
+    fn migration_sql(&self, sqlite: &'static str, postgres: &'static str) -> &'static str;
     /// Whether a database of this engine can hold the first release's tables (SQLite only:
     /// PostgreSQL starts at schema 2).
     fn may_hold_first_release(&self) -> bool;

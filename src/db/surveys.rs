@@ -61,7 +61,7 @@ impl Database {
         self.read(move |connection| {
             let survey = queries::find_owned_survey(connection, &slug, owner)?
                 .ok_or(AppError::NotFound("survey"))?;
-            let counts = queries::survey_report_counts(connection, survey.id)?;
+            let counts = super::counts::survey_report_counts(connection, survey.id)?;
             Ok((survey, counts))
         })
         .await

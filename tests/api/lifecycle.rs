@@ -1,56 +1,18 @@
-//! A database's life: migration from the first release, compaction epochs beside other
-//! writers and readers, a graceful stop that leaves one self-contained file and no WAL or
-//! WAL index (unless another process holds the database open), deletion (by hand and by
-//! retention date) that leaves nothing behind, frozen questions, and live pages that move
-//! only in steps of `min_cell` responses. (docs/design.md, invariants 5 and 8.)
+//! A survey's life in storage, on either engine: deletion by hand and by retention date,
+//! questions frozen once open (even for SQL run by someone with the database's
+//! credentials), and live pages that move only in steps of `min_cell` responses. What the
+//! SQLite files keep (migration of the first release's file, epochs beside other processes,
+//! what a deletion leaves in every file) is in `sqlite_files/`. (docs/design.md, invariants
+//! 5 and 8.)
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::at_rest::wal_index::WalIndex;
 use crate::common::{spawn_app, spawn_app_with_epochs, test_settings};
 use crate::workspace::signed_in;
-
-pub(crate) const FIXTURE: &str =
-    concat!(env!("CARGO_MANIFEST_DIR"), "/tests/api/fixtures/v0-80e3bd5");
-
-pub(crate) fn hex_sha256(text: &str) -> String {
-    hex::encode(ring::digest::digest(&ring::digest::SHA256, text.as_bytes()).as_ref())
-}
-
-/// Every file of the database: the file itself, its WAL and shared memory.
-pub(crate) fn database_files(db: &Path) -> Vec<PathBuf> {
-    ["", "-wal", "-shm", "-journal"]
-        .iter()
-        .map(|suffix| {
-            let mut name = db.as_os_str().to_owned();
-            name.push(suffix);
-            PathBuf::from(name)
-        })
-        .filter(|path| path.exists())
-        .collect()
-}
-
-/// How many of `needles` occur anywhere in the files.
-pub(crate) fn occurrences(files: &[PathBuf], needles: &[Vec<u8>]) -> usize {
-    let contents: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
-    needles
-        .iter()
-        .filter(|needle| {
-            contents.iter().any(|bytes| {
-                bytes
-                    .windows(needle.len())
-                    .any(|window| window == &needle[..])
-            })
-        })
-        .count()
-}
 
 #[tokio::test]
 async fn a_survey_past_its_retention_date_is_deleted_by_the_next_epoch() {
@@ -172,147 +134,6 @@ async fn the_live_pages_move_only_in_steps_of_min_cell_responses_and_closing_rel
         .await
         .unwrap();
     assert_eq!(live["questions"][0]["n"], 12, "closed: every response");
-}
-
-/// The binary, started on `db` with an epoch within a second of any write.
-pub(crate) fn serve_with_epochs(db: &Path) -> (std::process::Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_deniable"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--compact-every", "1"])
-        .args(["--submissions-per-minute", "0", "--db"])
-        .arg(db)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let address = crate::common::serving_address(child.stdout.take().unwrap());
-    (child, address)
-}
-
-pub(crate) fn cli(db: &Path, args: &[&str], stdin: &str) -> std::process::Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_deniable"))
-        .args(args)
-        .arg("--db")
-        .arg(db)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
-}
-
-/// `deniable serve` on `db` with an epoch within a second of any write, its log and what
-/// it prints after its first line kept.
-pub(crate) struct LoggedServer {
-    child: std::process::Child,
-    address: String,
-    log: Arc<Mutex<String>>,
-    printed: Arc<Mutex<String>>,
-}
-
-impl LoggedServer {
-    pub(crate) fn start(db: &Path) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_deniable"))
-            .args(["serve", "--addr", "127.0.0.1:0", "--compact-every", "1"])
-            .args(["--submissions-per-minute", "0", "--db"])
-            .arg(db)
-            .env("RUST_LOG", "info")
-            .env("NO_COLOR", "1")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut first = String::new();
-        stdout.read_line(&mut first).unwrap();
-        let address = first
-            .trim()
-            .strip_prefix("Deniable is serving on ")
-            .unwrap_or_else(|| panic!("unexpected first line {first:?}"))
-            .to_owned();
-        let keep = |lines: Box<dyn BufRead + Send>| {
-            let kept = Arc::new(Mutex::new(String::new()));
-            let writer = Arc::clone(&kept);
-            std::thread::spawn(move || {
-                for line in lines.lines().map_while(Result::ok) {
-                    let mut kept = writer.lock().unwrap();
-                    kept.push_str(&line);
-                    kept.push('\n');
-                }
-            });
-            kept
-        };
-        let log = keep(Box::new(BufReader::new(child.stderr.take().unwrap())));
-        let printed = keep(Box::new(stdout));
-        Self {
-            child,
-            address,
-            log,
-            printed,
-        }
-    }
-
-    /// Waits until the log has a line with `text` (10 s at most).
-    pub(crate) async fn wait_for_log(&self, text: &str) {
-        for _ in 0..200 {
-            if self.log.lock().unwrap().contains(text) {
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        panic!("no log line with {text:?}:\n{}", self.log.lock().unwrap());
-    }
-
-    pub(crate) async fn submit(&self, client: &reqwest::Client) {
-        let response = client
-            .post(format!("{}/api/surveys/demo/responses", self.address))
-            .json(&json!({"answers": {"1": 1, "2": 0, "3": 1}}))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(response.status(), 201);
-    }
-
-    /// SIGTERM; returns what it printed once it exited with status 0.
-    pub(crate) fn stop(mut self) -> String {
-        let pid = self.child.id().to_string();
-        assert!(Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap()
-            .success());
-        assert!(self.child.wait().unwrap().success());
-        // The output threads finish with the process's pipes.
-        std::thread::sleep(Duration::from_millis(100));
-        let printed = self.printed.lock().unwrap().clone();
-        printed
-    }
-}
-
-/// What the WAL's index (`-shm`) beside `db` lists, if it exists: page numbers in frame order.
-pub(crate) fn wal_index_entries(db: &Path) -> Option<Vec<u32>> {
-    let bytes = std::fs::read(db.with_file_name("deniable.db-shm")).ok()?;
-    Some(WalIndex::read(&bytes).entries())
-}
-
-/// A process with the database open (here: this test, reading it) keeps SQLite from
-/// deleting the WAL and its index: docs/design.md, invariant 8, names the exception.
-pub(crate) fn hold_open(db: &Path) -> rusqlite::Connection {
-    let holder =
-        rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-            .unwrap();
-    let surveys: i64 = holder
-        .query_row("SELECT count(*) FROM surveys", [], |row| row.get(0))
-        .unwrap();
-    assert!(surveys > 0);
-    holder
 }
 
 #[tokio::test]

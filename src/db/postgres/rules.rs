@@ -15,18 +15,6 @@ pub fn connection(url: &str) -> Result<Conn, crate::db::sql::Error> {
     Conn::postgres(url, &Postgres)
 }
 
-const MIGRATION_STEPS: [&str; 9] = [
-    include_str!("../../../migrations/postgres/0001_initial.sql"),
-    include_str!("../../../migrations/postgres/0002_privacy_at_rest.sql"),
-    include_str!("../../../migrations/postgres/0003_designs.sql"),
-    include_str!("../../../migrations/postgres/0004_survey_intro.sql"),
-    include_str!("../../../migrations/postgres/0005_blind_tokens.sql"),
-    include_str!("../../../migrations/postgres/0006_analyses.sql"),
-    include_str!("../../../migrations/postgres/0007_releases.sql"),
-    include_str!("../../../migrations/postgres/0008_arriving_responses.sql"),
-    include_str!("../../../migrations/postgres/0009_disclosure.sql"),
-];
-
 /// The advisory lock key of start-up work ("deniable" in ASCII, in 64 bits).
 const STARTUP_LOCK: i64 = 0x6465_6e69_6162_6c65;
 
@@ -57,8 +45,8 @@ impl EngineRules for Postgres {
         Ok(())
     }
 
-    fn migration_steps(&self) -> &'static [&'static str] {
-        &MIGRATION_STEPS
+    fn migration_sql(&self, _: &'static str, postgres: &'static str) -> &'static str {
+        postgres
     }
 
     fn may_hold_first_release(&self) -> bool {

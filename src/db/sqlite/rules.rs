@@ -14,18 +14,6 @@ pub fn connection(connection: rusqlite::Connection) -> Conn {
     Conn::sqlite(connection, &Sqlite)
 }
 
-const MIGRATION_STEPS: [&str; 9] = [
-    include_str!("../../../migrations/sqlite/0001_initial.sql"),
-    include_str!("../../../migrations/sqlite/0002_privacy_at_rest.sql"),
-    include_str!("../../../migrations/sqlite/0003_designs.sql"),
-    include_str!("../../../migrations/sqlite/0004_survey_intro.sql"),
-    include_str!("../../../migrations/sqlite/0005_blind_tokens.sql"),
-    include_str!("../../../migrations/sqlite/0006_analyses.sql"),
-    include_str!("../../../migrations/sqlite/0007_releases.sql"),
-    include_str!("../../../migrations/sqlite/0008_arriving_responses.sql"),
-    include_str!("../../../migrations/sqlite/0009_disclosure.sql"),
-];
-
 impl EngineRules for Sqlite {
     fn begin_migration(&self) -> &'static str {
         "BEGIN IMMEDIATE"
@@ -39,8 +27,8 @@ impl EngineRules for Sqlite {
         Ok(connection.execute_batch(&format!("PRAGMA user_version = {version}"))?)
     }
 
-    fn migration_steps(&self) -> &'static [&'static str] {
-        &MIGRATION_STEPS
+    fn migration_sql(&self, sqlite: &'static str, _: &'static str) -> &'static str {
+        sqlite
     }
 
     fn may_hold_first_release(&self) -> bool {

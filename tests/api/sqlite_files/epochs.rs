@@ -8,11 +8,11 @@ use std::time::Duration;
 use futures_util::future::join_all;
 use serde_json::json;
 
-use crate::common::{receipt_and_response_id, spawn_app, spawn_app_in, TokenDevice};
-use crate::invitations::{answers, count, SecondServer};
-use crate::lifecycle::{
+use super::{
     cli, database_files, hex_sha256, hold_open, serve_with_epochs, wal_index_entries, LoggedServer,
 };
+use crate::common::{receipt_and_response_id, spawn_app, spawn_app_in, TokenDevice};
+use crate::invitations::{answers, count, SecondServer};
 
 fn file_count(connection: &rusqlite::Connection, sql: &str) -> i64 {
     connection.query_row(sql, [], |row| row.get(0)).unwrap()

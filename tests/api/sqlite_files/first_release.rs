@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::{hex_sha256, FIXTURE};
 use crate::common::spawn_app_in;
-use crate::lifecycle::{hex_sha256, FIXTURE};
 use crate::survey_intro::{form_html, public_definition};
 use crate::workspace::{Browser, PASSWORD};
 #[tokio::test]

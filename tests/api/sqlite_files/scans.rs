@@ -3,9 +3,9 @@
 
 use serde_json::{json, Value};
 
+use super::{database_files, occurrences};
 use crate::common::{error_code, receipt_and_response_id, spawn_app, TokenDevice};
 use crate::invitations::{answers, definition};
-use crate::lifecycle::{database_files, occurrences};
 use crate::privacy::{current_year_month, USER_AGENT};
 #[tokio::test]
 async fn a_deleted_survey_leaves_no_response_invitation_or_token_in_any_file_or_later_backup() {
