@@ -583,12 +583,6 @@ pub fn write(
     Ok(())
 }
 
-/// A closed survey's live pages show everything: their step is no longer needed (nothing
-/// on SQLite, which keeps none).
-pub fn forget_survey(connection: &Conn, survey_id: SurveyId) -> Result<(), AppError> {
-    connection.rules().forget_steps(connection, survey_id)
-}
-
 /// `[[question id, [count of report 0, …]], …]`.
 fn encode_counts(counts: &[QuestionCounts]) -> String {
     let questions: Vec<(i64, &[u64])> = counts

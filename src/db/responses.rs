@@ -144,15 +144,13 @@ pub fn store_response(
         }
     }
     // On SQLite a new response waits in `arriving_responses` until the next epoch.
-    let insert = format!(
-        "INSERT INTO {} (survey_id, record_id, reports) VALUES (?1, ?2, ?3)",
-        connection.rules().arriving_table()
-    );
-    connection.prepare_cached(&insert)?.execute(params![
-        survey_id.get(),
-        record_id.as_bytes(),
-        encode_response(submission.reports(), submission.groupings())
-    ])?;
+    connection
+        .prepare_cached(connection.rules().insert_response())?
+        .execute(params![
+            survey_id.get(),
+            record_id.as_bytes(),
+            encode_response(submission.reports(), submission.groupings())
+        ])?;
     let reports: Vec<(i64, i64)> = submission
         .reports()
         .iter()

@@ -19,13 +19,6 @@ use std::time::Duration;
 use crate::domain::SurveyId;
 use crate::error::AppError;
 
-/// Which engine a connection talks to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Engine {
-    Sqlite,
-    Postgres,
-}
-
 /// A parameter value, borrowed from the caller for the length of one statement.
 #[derive(Debug, Clone, Copy)]
 pub enum Value<'a> {
@@ -387,13 +380,6 @@ impl Conn {
             inner: ConnInner::Postgres(Box::new(pg::Client::connect(url)?)),
             rules,
         })
-    }
-
-    pub fn engine(&self) -> Engine {
-        match self.inner {
-            ConnInner::Sqlite(_) => Engine::Sqlite,
-            ConnInner::Postgres(_) => Engine::Postgres,
-        }
     }
 
     /// What this connection's engine does differently ([`EngineRules`]).
@@ -884,16 +870,15 @@ pub trait EngineRules: Sync {
         survey_id: SurveyId,
         status: String,
     ) -> Result<String, AppError>;
-    /// The table a new response is inserted into.
-    fn arriving_table(&self) -> &'static str;
+    /// The statement that inserts a new response (`?1` survey id, `?2` record id, `?3` its
+    /// packed reports): a constant, as it runs once per submission.
+    fn insert_response(&self) -> &'static str;
     /// Every table a stored response may be in, newest first.
     fn response_tables(&self) -> &'static [&'static str];
     /// After a consideration: what every node must see of it while the survey is open.
     fn share_consideration(&self, connection: &Conn, survey_id: SurveyId) -> Result<(), AppError>;
     /// The statement that opens a consistent read of a survey's release state.
     fn begin_snapshot(&self) -> &'static str;
-    /// A closed survey's live-page steps are no longer needed.
-    fn forget_steps(&self, connection: &Conn, survey_id: SurveyId) -> Result<(), AppError>;
     /// The end of the close step: the survey's rows in key order where the next epoch
     /// does not rewrite the whole file.
     fn after_close(&self, connection: &Conn, survey_id: SurveyId) -> Result<(), AppError>;

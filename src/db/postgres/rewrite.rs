@@ -26,9 +26,8 @@ pub(super) const RESPONDENT_TABLES: [(&str, &str); 4] = [
     ("withdrawn_responses", "tag"),
 ];
 
-/// Rewrites the survey's rows of every respondent table in key order, after deleting its
-/// release states (closing releases everything); nothing on SQLite, whose next epoch
-/// rewrites the whole file in key order.
+/// Rewrites the survey's rows of every respondent table in key order, at close (SQLite
+/// needs no such step: its next epoch rewrites the whole file in key order).
 pub fn rewrite_survey_rows(connection: &Conn, survey_id: SurveyId) -> Result<(), AppError> {
     for (table, key) in RESPONDENT_TABLES {
         connection.execute(

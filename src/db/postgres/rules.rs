@@ -75,8 +75,8 @@ impl EngineRules for Postgres {
         )?)
     }
 
-    fn arriving_table(&self) -> &'static str {
-        "stored_responses"
+    fn insert_response(&self) -> &'static str {
+        "INSERT INTO stored_responses (survey_id, record_id, reports) VALUES (?1, ?2, ?3)"
     }
 
     fn response_tables(&self) -> &'static [&'static str] {
@@ -102,16 +102,12 @@ impl EngineRules for Postgres {
         "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
     }
 
-    fn forget_steps(&self, connection: &Conn, survey_id: SurveyId) -> Result<(), AppError> {
+    fn after_close(&self, connection: &Conn, survey_id: SurveyId) -> Result<(), AppError> {
+        // Closing releases everything: the live pages' steps are no longer needed.
         connection.execute(
             "DELETE FROM releases WHERE survey_id = ?1",
             [survey_id.get()],
         )?;
-        Ok(())
-    }
-
-    fn after_close(&self, connection: &Conn, survey_id: SurveyId) -> Result<(), AppError> {
-        self.forget_steps(connection, survey_id)?;
         super::rewrite::rewrite_survey_rows(connection, survey_id)
     }
 

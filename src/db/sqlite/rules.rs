@@ -44,10 +44,10 @@ impl EngineRules for Sqlite {
         Ok(status)
     }
 
-    fn arriving_table(&self) -> &'static str {
-        // Merged into `stored_responses` by the next epoch
-        // (migrations/sqlite/0008_arriving_responses.sql).
-        "arriving_responses"
+    fn insert_response(&self) -> &'static str {
+        // It waits in `arriving_responses` until the next epoch merges it into
+        // `stored_responses` (migrations/sqlite/0008_arriving_responses.sql).
+        "INSERT INTO arriving_responses (survey_id, record_id, reports) VALUES (?1, ?2, ?3)"
     }
 
     fn response_tables(&self) -> &'static [&'static str] {
@@ -61,10 +61,6 @@ impl EngineRules for Sqlite {
 
     fn begin_snapshot(&self) -> &'static str {
         "BEGIN"
-    }
-
-    fn forget_steps(&self, _: &Conn, _: SurveyId) -> Result<(), AppError> {
-        Ok(())
     }
 
     fn after_close(&self, _: &Conn, _: SurveyId) -> Result<(), AppError> {
