@@ -403,7 +403,7 @@ fn r_arguments(question: &Question) -> Result<(Option<RrArguments>, RRregArgumen
     let fields = design.fields();
     let data = format!("subset(d, question_id == {})", question.id.get());
     let missing = |name: &str| {
-        AppError::internal(format_args!(
+        AppError::internal(format!(
             "a stored {} design without {name}",
             design.design_name().as_str()
         ))

@@ -16,13 +16,25 @@ const SALT_BYTES: usize = 16;
 const PASSWORD_HASH_BYTES: usize = 32;
 
 /// `N` bytes from the operating system's CSPRNG.
-pub fn random_bytes<const N: usize>() -> Result<[u8; N], AppError> {
+pub fn random_bytes<const N: usize>() -> Result<[u8; N], RandomnessFailed> {
     let mut bytes = [0u8; N];
     SystemRandom::new()
         .fill(&mut bytes)
-        .map_err(|_| AppError::internal("the operating system's random generator failed"))?;
+        .map_err(|_| RandomnessFailed)?;
     Ok(bytes)
 }
+
+/// The operating system's random generator failed: nothing secret can be made.
+#[derive(Debug)]
+pub struct RandomnessFailed;
+
+impl std::fmt::Display for RandomnessFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the operating system's random generator failed")
+    }
+}
+
+impl std::error::Error for RandomnessFailed {}
 
 pub fn sha256(data: &[u8]) -> [u8; 32] {
     let digest = digest::digest(&digest::SHA256, data);

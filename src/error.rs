@@ -1,5 +1,7 @@
 //! The one application error type, and the one place it becomes an HTTP response.
 
+use std::borrow::Cow;
+use std::error::Error;
 use std::fmt;
 
 use actix_web::http::{header, StatusCode};
@@ -7,10 +9,16 @@ use actix_web::{HttpResponse, ResponseError};
 use askama::Template;
 use serde::Serialize;
 
+use crate::domain::DomainError;
+
+/// What an internal error keeps: the original error, typed, with its own sources.
+pub type Cause = Box<dyn Error + Send + Sync + 'static>;
+
 /// Everything that can go wrong while serving a request or running a command.
 ///
 /// Client mistakes carry a stable machine-readable `code` and a message meant for people;
-/// `Internal` carries the cause for the log only, never for the client.
+/// `Internal` keeps the cause, with its chain of sources, for the log only, never for the
+/// client.
 #[derive(Debug)]
 pub enum AppError {
     /// 400: the request is well-formed HTTP but its content is not acceptable.
@@ -39,8 +47,8 @@ pub enum AppError {
         message: String,
         retry_after_secs: Option<u64>,
     },
-    /// 500: a bug or an environment failure; the cause goes to the log.
-    Internal(String),
+    /// 500: a bug or an environment failure; the cause goes to the log ([`ErrorChain`]).
+    Internal(Cause),
 }
 
 impl AppError {
@@ -80,8 +88,27 @@ impl AppError {
         }
     }
 
-    pub fn internal(cause: impl fmt::Display) -> Self {
-        Self::Internal(cause.to_string())
+    /// A 500 whose cause is an error (kept as it is, with its sources) or a message (a
+    /// `&str` or `String`, for a bug no error type describes).
+    pub fn internal(cause: impl Into<Cause>) -> Self {
+        Self::Internal(cause.into())
+    }
+
+    /// A 500 that says what was being done when `cause` happened: "cannot commit" over the
+    /// database's own error.
+    pub fn internal_context(
+        context: impl Into<Cow<'static, str>>,
+        cause: impl Into<Cause>,
+    ) -> Self {
+        Self::Internal(Box::new(Context::new(context, cause)))
+    }
+
+    /// The cause and its sources, for the log, when this is an internal error.
+    pub fn cause_chain(&self) -> Option<ErrorChain<'_>> {
+        match self {
+            Self::Internal(cause) => Some(ErrorChain(cause.as_ref())),
+            _ => None,
+        }
     }
 
     fn code(&self) -> &'static str {
@@ -149,17 +176,100 @@ impl fmt::Display for AppError {
     }
 }
 
-impl std::error::Error for AppError {}
+impl Error for AppError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        match self {
+            Self::Internal(cause) => Some(cause.as_ref()),
+            _ => None,
+        }
+    }
+}
+
+/// The one place the domain's refusals become the application's, hence statuses.
+impl From<DomainError> for AppError {
+    fn from(error: DomainError) -> Self {
+        match error {
+            DomainError::Invalid { code, message } => Self::Invalid { code, message },
+            DomainError::Refused { code, message } => Self::Forbidden { code, message },
+            DomainError::NotFound(what) => Self::NotFound(what),
+            DomainError::Conflict { code, message } => Self::Conflict { code, message },
+            DomainError::Internal(cause) => Self::Internal(cause),
+        }
+    }
+}
 
 impl From<rusqlite::Error> for AppError {
     fn from(error: rusqlite::Error) -> Self {
-        Self::internal(format_args!("database: {error}"))
+        Self::internal_context("database", error)
+    }
+}
+
+impl From<postgres::Error> for AppError {
+    fn from(error: postgres::Error) -> Self {
+        Self::internal_context("database", error)
     }
 }
 
 impl From<askama::Error> for AppError {
     fn from(error: askama::Error) -> Self {
-        Self::internal(format_args!("template rendering: {error}"))
+        Self::internal_context("template rendering", error)
+    }
+}
+
+impl From<crate::crypto::RandomnessFailed> for AppError {
+    fn from(error: crate::crypto::RandomnessFailed) -> Self {
+        Self::internal(error)
+    }
+}
+
+/// An error with what was being done when it happened. Its message is the context followed
+/// by the cause's message, as most errors print theirs, and [`Error::source`] is the cause.
+#[derive(Debug)]
+pub struct Context {
+    context: Cow<'static, str>,
+    cause: Cause,
+}
+
+impl Context {
+    pub fn new(context: impl Into<Cow<'static, str>>, cause: impl Into<Cause>) -> Self {
+        Self {
+            context: context.into(),
+            cause: cause.into(),
+        }
+    }
+}
+
+impl fmt::Display for Context {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.context, self.cause)
+    }
+}
+
+impl Error for Context {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        Some(self.cause.as_ref())
+    }
+}
+
+/// An error and its sources for the log, `a: b: c`, walking [`Error::source`]. Many
+/// errors print their source's message in their own too, so a source whose message the
+/// previous one already ends with (or that ends with the previous one's) is left out.
+pub struct ErrorChain<'a>(pub &'a (dyn Error + 'static));
+
+impl fmt::Display for ErrorChain<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut previous = self.0.to_string();
+        f.write_str(&previous)?;
+        let mut next = self.0.source();
+        while let Some(error) = next {
+            let message = error.to_string();
+            if !previous.ends_with(&message) && !message.ends_with(&previous) {
+                write!(f, ": {message}")?;
+            }
+            previous = message;
+            next = error.source();
+        }
+        Ok(())
     }
 }
 
@@ -198,7 +308,7 @@ impl ResponseError for AppError {
     }
 
     fn error_response(&self) -> HttpResponse {
-        if let Self::Internal(cause) = self {
+        if let Some(cause) = self.cause_chain() {
             tracing::error!(%cause, "request failed");
         }
         let mut response = HttpResponse::build(self.status_code());
@@ -228,6 +338,12 @@ pub struct PageError(pub AppError);
 impl From<AppError> for PageError {
     fn from(error: AppError) -> Self {
         Self(error)
+    }
+}
+
+impl From<DomainError> for PageError {
+    fn from(error: DomainError) -> Self {
+        Self(error.into())
     }
 }
 
@@ -262,7 +378,7 @@ impl ResponseError for PageError {
                 .insert_header((header::LOCATION, "/login"))
                 .finish();
         }
-        if let AppError::Internal(cause) = &self.0 {
+        if let Some(cause) = self.0.cause_chain() {
             tracing::error!(%cause, "page failed");
         }
         let status = self.status_code();

@@ -305,7 +305,7 @@ impl ExportPlan {
 
     fn lookup(&self, row: &ExportRow) -> Result<(&QuestionColumns, &RenderedReport), AppError> {
         let question = self.questions.get(&row.question_id).ok_or_else(|| {
-            AppError::internal(format_args!(
+            AppError::internal(format!(
                 "a stored report names question {}, which its survey does not have",
                 row.question_id.get()
             ))
@@ -314,7 +314,7 @@ impl ExportPlan {
             .reports
             .get(usize::from(row.report))
             .ok_or_else(|| {
-                AppError::internal(format_args!(
+                AppError::internal(format!(
                     "a stored report of question {} is {}, out of its design's range",
                     row.question_id.get(),
                     row.report

@@ -28,7 +28,7 @@ pub async fn create(
     }
     let codes = (0..count.get())
         .map(|_| InvitationCode::generate())
-        .collect::<Result<Vec<_>, AppError>>()?;
+        .collect::<Result<Vec<_>, _>>()?;
     let hashes: Vec<_> = codes.iter().map(InvitationCode::hash).collect();
     let survey_id = survey.id;
     let key = db

@@ -39,7 +39,7 @@ impl Listening {
 
 pub fn listen(addr: &str, db: Database, settings: Settings) -> Result<Listening, AppError> {
     let listener = TcpListener::bind(addr)
-        .map_err(|error| AppError::internal(format_args!("cannot listen on {addr}: {error}")))?;
+        .map_err(|error| AppError::internal_context(format!("cannot listen on {addr}"), error))?;
     let addr = listener.local_addr().map_err(AppError::internal)?;
     let server = http::server(listener, db, settings).map_err(AppError::internal)?;
     Ok(Listening { addr, server })

@@ -215,3 +215,21 @@ fn handlers_ask_storage_by_meaning_and_hold_no_connection() {
         "storage reached around the seam: {calls:#?}"
     );
 }
+
+/// The domain parses and refuses without knowing HTTP: it returns its own `DomainError`,
+/// which `src/error.rs` maps to a status in one place (issue 34).
+#[test]
+fn the_domain_knows_no_http() {
+    let http =
+        Regex::new(r"\bactix|crate::error\b|crate::http\b|\bAppError\b|\bResponseError\b").unwrap();
+    let mut uses = Vec::new();
+    for path in rust_files(&source("src/domain")) {
+        let shown = shown(&path);
+        for line in code(&path).lines() {
+            if http.is_match(line) {
+                uses.push(format!("{shown}: {}", line.trim()));
+            }
+        }
+    }
+    assert!(uses.is_empty(), "the domain reaches HTTP: {uses:#?}");
+}

@@ -7,7 +7,7 @@ use crate::domain::{Email, ResearcherId, Slug, TokenHash};
 use crate::error::AppError;
 
 fn count_from_sql(count: i64) -> Result<u64, AppError> {
-    u64::try_from(count).map_err(|_| AppError::internal(format_args!("negative count {count}")))
+    u64::try_from(count).map_err(|_| AppError::internal(format!("negative count {count}")))
 }
 
 pub fn insert_researcher(
@@ -316,7 +316,7 @@ pub fn list_tokens(
     )?;
     let hashes = statement
         .query_map([researcher.get()], |row| row.get::<_, Vec<u8>>(0))?
-        .map(|row| TokenHash::from_stored(&row?))
+        .map(|row| Ok(TokenHash::from_stored(&row?)?))
         .collect::<Result<Vec<_>, AppError>>()?;
     Ok(hashes)
 }

@@ -67,7 +67,7 @@ pub fn survey_report_counts(
             counts.resize(report + 1, 0);
         }
         counts[report] =
-            u64::try_from(n).map_err(|_| AppError::internal(format_args!("negative count {n}")))?;
+            u64::try_from(n).map_err(|_| AppError::internal(format!("negative count {n}")))?;
     }
     Ok(counted)
 }

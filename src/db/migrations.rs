@@ -93,7 +93,7 @@ pub fn migrate(connection: &Conn) -> Result<(), AppError> {
     let outcome = (|| {
         let version = rules.schema_version(connection)?;
         if version > LATEST_VERSION {
-            return Err(AppError::internal(format_args!(
+            return Err(AppError::internal(format!(
                 "the database has schema version {version}, newer than this binary's \
                  {LATEST_VERSION}: run a newer release of deniable"
             )));
@@ -137,7 +137,7 @@ pub fn withdrawal_key(connection: &Conn) -> Result<WithdrawalKey, AppError> {
         (),
         |row| row.get::<_, Vec<u8>>(0),
     )?;
-    WithdrawalKey::from_stored(&bytes)
+    Ok(WithdrawalKey::from_stored(&bytes)?)
 }
 
 /// 0009: the release state of every survey with grouping questions or invitations. What its

@@ -255,9 +255,7 @@ impl Database {
         let readers = Arc::clone(&self.readers);
         tokio::task::spawn_blocking(move || readers.close())
             .await
-            .map_err(|error| {
-                AppError::internal(format_args!("closing the readers failed: {error}"))
-            })?;
+            .map_err(|error| AppError::internal_context("closing the readers failed", error))?;
         self.writer.stop().await
     }
 
@@ -270,7 +268,7 @@ impl Database {
         let readers = Arc::clone(&self.readers);
         tokio::task::spawn_blocking(move || readers.with_connection(work))
             .await
-            .map_err(|error| AppError::internal(format_args!("read task failed: {error}")))?
+            .map_err(|error| AppError::internal_context("read task failed", error))?
     }
 }
 
@@ -280,7 +278,7 @@ fn configure(connection: &Connection) -> Result<(), AppError> {
     // before the writer acknowledges it.
     let mode: String = connection.query_row("PRAGMA journal_mode = WAL", (), |row| row.get(0))?;
     if !mode.eq_ignore_ascii_case("wal") {
-        return Err(AppError::internal(format_args!(
+        return Err(AppError::internal(format!(
             "the database refused WAL mode (got {mode})"
         )));
     }

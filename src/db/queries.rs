@@ -23,11 +23,11 @@ pub fn startup_lock(connection: &Conn) -> Result<(), AppError> {
 
 // SQLite integers are i64; counts in the domain are u64.
 fn count_to_sql(count: u64) -> Result<i64, AppError> {
-    i64::try_from(count).map_err(|_| AppError::internal(format_args!("count {count} too large")))
+    i64::try_from(count).map_err(|_| AppError::internal(format!("count {count} too large")))
 }
 
 fn count_from_sql(count: i64) -> Result<u64, AppError> {
-    u64::try_from(count).map_err(|_| AppError::internal(format_args!("negative count {count}")))
+    u64::try_from(count).map_err(|_| AppError::internal(format!("negative count {count}")))
 }
 
 // --- surveys ------------------------------------------------------------------------------
@@ -422,7 +422,7 @@ pub fn list_owned_surveys(
             let (slug, title, status, responses) = row?;
             Ok(SurveySummary {
                 slug: Slug::parse(&slug)
-                    .map_err(|_| AppError::internal(format_args!("stored slug {slug:?}")))?,
+                    .map_err(|_| AppError::internal(format!("stored slug {slug:?}")))?,
                 title,
                 status: SurveyStatus::from_stored(&status)?,
                 responses: count_from_sql(responses)?,

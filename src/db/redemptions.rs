@@ -49,7 +49,10 @@ pub fn public_key(
         .prepare_cached("SELECT public_key FROM invitation_keys WHERE survey_id = ?1")?
         .query_row([survey_id.get()], |row| row.get(0))
         .optional()?;
-    bytes.as_deref().map(InvitationKey::from_stored).transpose()
+    Ok(bytes
+        .as_deref()
+        .map(InvitationKey::from_stored)
+        .transpose()?)
 }
 
 /// The private key, while the survey can collect.
@@ -58,11 +61,11 @@ pub fn private_key(connection: &Conn, survey_id: SurveyId) -> Result<Option<Surv
         .prepare_cached("SELECT private_key FROM invitation_keys WHERE survey_id = ?1")?
         .query_row([survey_id.get()], |row| row.get(0))
         .optional()?;
-    bytes
+    Ok(bytes
         .flatten()
         .as_deref()
         .map(SurveyKey::from_stored)
-        .transpose()
+        .transpose()?)
 }
 
 /// What a redemption's first, read-only step found.
@@ -115,8 +118,8 @@ fn answer_for_used(
 ) -> Result<Evaluation, AppError> {
     match stored_redemption(connection, survey_id, redemption)? {
         Some((blinded, evaluation)) if blinded == redemption.blinded => Ok(evaluation),
-        Some(_) => Err(invitation_used()),
-        None => Err(invitation_unusable()),
+        Some(_) => Err(invitation_used().into()),
+        None => Err(invitation_unusable().into()),
     }
 }
 
@@ -135,7 +138,7 @@ pub fn prepare(
         return answer_for_used(connection, survey_id, redemption).map(Prepared::Stored);
     }
     let key = private_key(connection, survey_id)?.ok_or_else(survey_not_open)?;
-    key.evaluate(&redemption.blinded).map(Prepared::Fresh)
+    Ok(Prepared::Fresh(key.evaluate(&redemption.blinded)?))
 }
 
 /// The writing step: uses the invitation up and keeps `evaluation` with it, in one
@@ -180,7 +183,7 @@ pub fn survey_status(connection: &Conn, survey_id: SurveyId) -> Result<SurveySta
         .query_row([survey_id.get()], |row| row.get(0))
         .optional()?
         .ok_or(AppError::NotFound("survey"))?;
-    SurveyStatus::from_stored(&status)
+    Ok(SurveyStatus::from_stored(&status)?)
 }
 
 /// Records a token as spent, in the transaction that stores its response; 409 when it was

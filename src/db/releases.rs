@@ -155,7 +155,7 @@ pub fn unreleased_records(
     connection
         .prepare_cached("SELECT record_id FROM unreleased_responses WHERE survey_id = ?1")?
         .query_map([survey_id.get()], |row| row.get::<_, Vec<u8>>(0))?
-        .map(|bytes| RecordId::from_stored(&bytes?))
+        .map(|bytes| Ok(RecordId::from_stored(&bytes?)?))
         .collect()
 }
 
@@ -594,7 +594,7 @@ fn encode_counts(counts: &[QuestionCounts]) -> String {
 
 fn decode_counts(text: &str) -> Result<Vec<QuestionCounts>, AppError> {
     let questions: Vec<(i64, Vec<u64>)> = serde_json::from_str(text)
-        .map_err(|error| AppError::internal(format_args!("a stored release: {error}")))?;
+        .map_err(|error| AppError::internal_context("a stored release", error))?;
     Ok(questions
         .into_iter()
         .map(|(id, counts)| QuestionCounts {

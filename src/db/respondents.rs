@@ -54,7 +54,7 @@ impl Database {
             move |connection| match redemptions::private_key(connection, survey_id)? {
                 None => Ok(TokenCheck::NoKey),
                 Some(key) if key.issued(&token) => Ok(TokenCheck::Issued(token.spent())),
-                Some(_) => Err(token_invalid()),
+                Some(_) => Err(token_invalid().into()),
             },
         )
         .await

@@ -312,7 +312,15 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Sqlite(error) => Some(error),
+            Self::Postgres(error) => Some(error),
+            Self::NoRows | Self::Decode(_) => None,
+        }
+    }
+}
 
 impl From<rusqlite::Error> for Error {
     fn from(error: rusqlite::Error) -> Self {
@@ -331,7 +339,7 @@ impl From<postgres::Error> for Error {
 
 impl From<Error> for AppError {
     fn from(error: Error) -> Self {
-        Self::internal(format_args!("database: {error}"))
+        Self::internal_context("database", error)
     }
 }
 

@@ -10,7 +10,7 @@ use crate::error::AppError;
 /// The privacy level of a stored ε (checked again: the column is only a number).
 pub fn stored_level(epsilon: f64) -> Result<PrivacyLevel, AppError> {
     PrivacyLevel::new(epsilon)
-        .map_err(|error| AppError::internal(format_args!("stored ε {epsilon}: {error}")))
+        .map_err(|error| AppError::internal_context(format!("stored ε {epsilon}"), error))
 }
 
 /// The first byte of a stored `reports` value: the layout below.

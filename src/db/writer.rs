@@ -4,13 +4,13 @@
 //! [`super::postgres::writer`]).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
 use tokio::sync::oneshot;
 
 use super::sql::Conn;
-use crate::error::AppError;
+use crate::error::{AppError, Context};
 
 /// What an epoch did (SQLite), or the database's size (PostgreSQL, at a stop).
 #[derive(Debug, Clone, Copy)]
@@ -26,6 +26,19 @@ pub struct EpochReport {
 }
 
 pub(super) const MAX_GROUP: usize = 512;
+
+/// Why a group's transaction failed (it could not begin, or COMMIT failed) or what should
+/// follow it did not happen: one failure answers every job of the group, so it is shared,
+/// the database's typed error still its source.
+pub(super) type GroupFailure = Arc<Context>;
+
+/// `context` over `cause`, for every job of a group.
+pub(super) fn group_failure(
+    context: &'static str,
+    cause: impl Into<crate::error::Cause>,
+) -> GroupFailure {
+    Arc::new(Context::new(context, cause))
+}
 
 /// What must happen after a job's commit and before it is answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -44,7 +57,7 @@ pub(super) trait Job: Send {
     fn after_commit(&self) -> AfterCommit;
     /// Answers the waiting request; `commit` is the outcome of the group's COMMIT (and of
     /// what the job asked to happen after it).
-    fn answer(self: Box<Self>, commit: Result<(), String>);
+    fn answer(self: Box<Self>, commit: Result<(), GroupFailure>);
 }
 
 pub(super) struct TypedJob<T, F> {
@@ -77,7 +90,7 @@ where
         }
     }
 
-    fn answer(self: Box<Self>, commit: Result<(), String>) {
+    fn answer(self: Box<Self>, commit: Result<(), GroupFailure>) {
         let outcome = match (commit, self.outcome) {
             (Ok(()), Some(outcome)) => outcome,
             // A job that failed on its own reports its own error even if the group failed.

@@ -5,7 +5,7 @@
 use std::fmt;
 
 use super::bounded_text;
-use crate::error::AppError;
+use super::DomainError;
 
 /// The most characters of the researcher's name and of the contact.
 pub const MAX_RESEARCHER_CHARS: usize = 200;
@@ -28,13 +28,13 @@ impl Language {
     /// Every language the form ships, in the order error messages list them.
     pub const ALL: [Self; 4] = [Self::En, Self::De, Self::Fr, Self::Es];
 
-    pub fn parse(text: &str) -> Result<Self, AppError> {
+    pub fn parse(text: &str) -> Result<Self, DomainError> {
         Self::ALL
             .into_iter()
             .find(|language| language.as_str() == text)
             .ok_or_else(|| {
                 let known: Vec<&str> = Self::ALL.iter().map(|l| l.as_str()).collect();
-                AppError::invalid(
+                DomainError::invalid(
                     "invalid_language",
                     format!("language must be one of {}, not {text:?}", known.join(", ")),
                 )
@@ -61,9 +61,9 @@ impl Language {
         }
     }
 
-    pub fn from_stored(text: &str) -> Result<Self, AppError> {
+    pub fn from_stored(text: &str) -> Result<Self, DomainError> {
         Self::parse(text)
-            .map_err(|_| AppError::internal(format_args!("unknown language {text:?} stored")))
+            .map_err(|_| DomainError::internal(format!("unknown language {text:?} stored")))
     }
 
     /// The decimal separator of numbers in this language's sentences ("16,5 %").
@@ -132,9 +132,9 @@ pub enum Contact {
 }
 
 impl Contact {
-    fn parse(text: &str) -> Result<Self, AppError> {
+    fn parse(text: &str) -> Result<Self, DomainError> {
         let invalid = || {
-            AppError::invalid(
+            DomainError::invalid(
                 "invalid_contact",
                 "contact must be an e-mail address (name@example.org) or a web address \
                  starting with https:// or http://",
@@ -202,10 +202,10 @@ impl SurveyIntro {
         contact: &str,
         consent: &str,
         language: Option<&str>,
-    ) -> Result<Self, AppError> {
+    ) -> Result<Self, DomainError> {
         let researcher = bounded_text("researcher", researcher, 0, MAX_RESEARCHER_CHARS)?;
         if researcher.contains('\n') {
-            return Err(AppError::invalid(
+            return Err(DomainError::invalid(
                 "invalid_text",
                 "researcher must be one line",
             ));
@@ -233,13 +233,13 @@ impl SurveyIntro {
         contact: &str,
         consent: Option<String>,
         language: &str,
-    ) -> Result<Self, AppError> {
+    ) -> Result<Self, DomainError> {
         let contact = if contact.is_empty() {
             None
         } else {
             Some(
                 Contact::parse(contact)
-                    .map_err(|_| AppError::internal("a stored contact is malformed"))?,
+                    .map_err(|_| DomainError::internal("a stored contact is malformed"))?,
             )
         };
         Ok(Self {

@@ -9,14 +9,15 @@ use randomized_response::PrivacyLevel;
 use serde::Deserialize;
 
 use crate::crypto::{random_bytes, sha256};
-use crate::error::AppError;
 
+mod error;
 mod intro;
 mod question;
 mod response;
 mod stopping;
 mod submission;
 mod token;
+pub use error::DomainError;
 pub use intro::{
     Contact, Language, SurveyIntro, MAX_CONSENT_CHARS, MAX_CONTACT_CHARS, MAX_RESEARCHER_CHARS,
 };
@@ -50,7 +51,7 @@ pub struct Slug(String);
 impl Slug {
     const MAX_CHARS: usize = 64;
 
-    pub fn parse(text: &str) -> Result<Self, AppError> {
+    pub fn parse(text: &str) -> Result<Self, DomainError> {
         let well_formed = !text.is_empty()
             && text.len() <= Self::MAX_CHARS
             && !text.starts_with('-')
@@ -62,12 +63,12 @@ impl Slug {
             Ok(Self(text.to_owned()))
         } else {
             // An ill-formed slug names no survey.
-            Err(AppError::NotFound("survey"))
+            Err(DomainError::NotFound("survey"))
         }
     }
 
     /// A readable, unguessable slug: the title's words and a random suffix.
-    pub fn generate(title: &str) -> Result<Self, AppError> {
+    pub fn generate(title: &str) -> Result<Self, DomainError> {
         let mut words = String::new();
         for c in title.chars().flat_map(char::to_lowercase) {
             if c.is_ascii_alphanumeric() {
@@ -109,7 +110,7 @@ impl fmt::Display for Slug {
 pub struct Email(String);
 
 impl Email {
-    pub fn parse(text: &str) -> Result<Self, AppError> {
+    pub fn parse(text: &str) -> Result<Self, DomainError> {
         let text = text.trim().to_lowercase();
         let plausible = text.len() <= 254
             && !text.chars().any(char::is_whitespace)
@@ -118,7 +119,7 @@ impl Email {
         if plausible {
             Ok(Self(text))
         } else {
-            Err(AppError::invalid(
+            Err(DomainError::invalid(
                 "invalid_email",
                 "an e-mail address looks like name@example.org",
             ))
@@ -145,9 +146,9 @@ impl fmt::Display for Email {
 pub struct Password(String);
 
 impl Password {
-    pub fn parse(text: String) -> Result<Self, AppError> {
+    pub fn parse(text: String) -> Result<Self, DomainError> {
         if text.chars().count() < MIN_PASSWORD_CHARS {
-            return Err(AppError::invalid(
+            return Err(DomainError::invalid(
                 "weak_password",
                 format!("a password needs at least {MIN_PASSWORD_CHARS} characters"),
             ));
@@ -170,7 +171,7 @@ impl fmt::Debug for Password {
 pub struct ApiToken(String);
 
 impl ApiToken {
-    pub fn generate() -> Result<Self, AppError> {
+    pub fn generate() -> Result<Self, DomainError> {
         Ok(Self(URL_SAFE_NO_PAD.encode(random_bytes::<32>()?)))
     }
 
@@ -205,7 +206,7 @@ pub struct SecretToken(String);
 impl SecretToken {
     const BYTES: usize = 32;
 
-    pub fn generate() -> Result<Self, AppError> {
+    pub fn generate() -> Result<Self, DomainError> {
         Ok(Self(
             URL_SAFE_NO_PAD.encode(random_bytes::<{ Self::BYTES }>()?),
         ))
@@ -281,18 +282,18 @@ impl TokenHash {
         hex::encode(self.0)
     }
 
-    pub fn from_hex(text: &str) -> Result<Self, AppError> {
+    pub fn from_hex(text: &str) -> Result<Self, DomainError> {
         hex::decode(text)
             .ok()
             .and_then(|bytes| <[u8; 32]>::try_from(bytes).ok())
             .map(Self)
-            .ok_or(AppError::NotFound("token"))
+            .ok_or(DomainError::NotFound("token"))
     }
 
-    pub fn from_stored(bytes: &[u8]) -> Result<Self, AppError> {
+    pub fn from_stored(bytes: &[u8]) -> Result<Self, DomainError> {
         <[u8; 32]>::try_from(bytes)
             .map(Self)
-            .map_err(|_| AppError::internal("a stored token hash is not 32 bytes"))
+            .map_err(|_| DomainError::internal("a stored token hash is not 32 bytes"))
     }
 }
 
@@ -303,11 +304,11 @@ impl TokenHash {
 pub struct InvitationCode(String);
 
 impl InvitationCode {
-    pub fn generate() -> Result<Self, AppError> {
+    pub fn generate() -> Result<Self, DomainError> {
         Ok(Self(hex::encode(random_bytes::<32>()?)))
     }
 
-    pub fn parse(text: &str) -> Result<Self, AppError> {
+    pub fn parse(text: &str) -> Result<Self, DomainError> {
         if is_64_lowercase_hex(text) {
             Ok(Self(text.to_owned()))
         } else {
@@ -336,16 +337,16 @@ impl InvitationHash {
 
 /// One message for unknown and malformed invitations (a used one is a 409
 /// `invitation_used`, for its holder's device to tell apart from a typo).
-pub fn invitation_unusable() -> AppError {
-    AppError::forbidden(
+pub fn invitation_unusable() -> DomainError {
+    DomainError::refused(
         "invitation_invalid",
         "this invitation is not one of this survey's",
     )
 }
 
 /// 409 for an invitation already redeemed with another blinded element.
-pub fn invitation_used() -> AppError {
-    AppError::conflict(
+pub fn invitation_used() -> DomainError {
+    DomainError::conflict(
         "invitation_used",
         "this invitation has already been redeemed (from another device or browser, or \
          after this one forgot it); ask the survey's owner for a new one",
@@ -357,11 +358,11 @@ pub fn invitation_used() -> AppError {
 pub struct InvitationCount(u32);
 
 impl InvitationCount {
-    pub fn parse(count: u32) -> Result<Self, AppError> {
+    pub fn parse(count: u32) -> Result<Self, DomainError> {
         if (1..=MAX_INVITATIONS_PER_REQUEST).contains(&count) {
             Ok(Self(count))
         } else {
-            Err(AppError::invalid(
+            Err(DomainError::invalid(
                 "invalid_count",
                 format!("count must be between 1 and {MAX_INVITATIONS_PER_REQUEST}"),
             ))
@@ -428,7 +429,7 @@ fn whole_or_null<'de, D: serde::Deserializer<'de>, T: TryFrom<u64>>(
 pub struct Nonce([u8; 32]);
 
 impl Nonce {
-    pub fn generate() -> Result<Self, AppError> {
+    pub fn generate() -> Result<Self, DomainError> {
         Ok(Self(random_bytes()?))
     }
 
@@ -455,12 +456,12 @@ impl SurveyStatus {
         }
     }
 
-    pub fn from_stored(text: &str) -> Result<Self, AppError> {
+    pub fn from_stored(text: &str) -> Result<Self, DomainError> {
         match text {
             "draft" => Ok(Self::Draft),
             "open" => Ok(Self::Open),
             "closed" => Ok(Self::Closed),
-            other => Err(AppError::internal(format_args!(
+            other => Err(DomainError::internal(format!(
                 "unknown survey status {other:?} in the database"
             ))),
         }
@@ -584,9 +585,9 @@ pub(crate) fn unix_now() -> i64 {
 pub struct RetentionDate(String);
 
 impl RetentionDate {
-    pub fn parse(text: &str) -> Result<Self, AppError> {
+    pub fn parse(text: &str) -> Result<Self, DomainError> {
         let invalid = || {
-            AppError::invalid(
+            DomainError::invalid(
                 "invalid_delete_after",
                 format!("delete_after must be a date written YYYY-MM-DD, not {text:?}"),
             )
@@ -668,11 +669,11 @@ impl MinCell {
     pub const MIN: u32 = 5;
     pub const MAX: u32 = 10_000;
 
-    pub fn parse(value: u32) -> Result<Self, AppError> {
+    pub fn parse(value: u32) -> Result<Self, DomainError> {
         if (Self::MIN..=Self::MAX).contains(&value) {
             Ok(Self(value))
         } else {
-            Err(AppError::invalid(
+            Err(DomainError::invalid(
                 "invalid_min_cell",
                 format!(
                     "min_cell must be between {} and {} (got {value}): a release of fewer \
@@ -833,10 +834,10 @@ impl SurveyDetails {
         title: &str,
         description: &str,
         planned_respondents: Option<u64>,
-    ) -> Result<Self, AppError> {
+    ) -> Result<Self, DomainError> {
         let planned_respondents = planned_respondents.unwrap_or(DEFAULT_PLANNED_RESPONDENTS);
         if !(1..=MAX_PLANNED_RESPONDENTS).contains(&planned_respondents) {
-            return Err(AppError::invalid(
+            return Err(DomainError::invalid(
                 "invalid_planned_respondents",
                 format!("planned_respondents must be between 1 and {MAX_PLANNED_RESPONDENTS}"),
             ));
@@ -891,11 +892,11 @@ pub struct QuestionDefinition {
 }
 
 impl SurveyDefinition {
-    pub fn parse(input: SurveyDefinitionInput) -> Result<Self, AppError> {
+    pub fn parse(input: SurveyDefinitionInput) -> Result<Self, DomainError> {
         let details =
             SurveyDetails::parse(&input.title, &input.description, input.planned_respondents)?;
         if input.questions.is_empty() || input.questions.len() > MAX_QUESTIONS {
-            return Err(AppError::invalid(
+            return Err(DomainError::invalid(
                 "invalid_questions",
                 format!("a survey has between 1 and {MAX_QUESTIONS} questions"),
             ));
@@ -915,12 +916,12 @@ impl SurveyDefinition {
                     }
                 })
             })
-            .collect::<Result<_, AppError>>()?;
+            .collect::<Result<_, DomainError>>()?;
         if !questions
             .iter()
             .any(|question| matches!(question, DefinedQuestion::Randomized(_)))
         {
-            return Err(AppError::invalid(
+            return Err(DomainError::invalid(
                 "invalid_questions",
                 "a survey asks at least one randomized question (grouping questions only \
                  describe the respondents)",
@@ -1069,9 +1070,9 @@ impl SurveyDefinition {
 
 impl QuestionDefinition {
     /// One question; `field` names it in error messages (e.g. `questions[2]`).
-    pub fn parse(field: &str, input: &QuestionDefinitionInput) -> Result<Self, AppError> {
+    pub fn parse(field: &str, input: &QuestionDefinitionInput) -> Result<Self, DomainError> {
         if let Some(name) = input.unknown.keys().next() {
-            return Err(AppError::invalid(
+            return Err(DomainError::invalid(
                 "unknown_field",
                 format!("{field}.{name} is not a field of a question"),
             ));
@@ -1080,7 +1081,7 @@ impl QuestionDefinition {
     }
 
     /// A question from its text and design fields (the builder's form).
-    pub fn of(field: &str, text: &str, design: &DesignFields) -> Result<Self, AppError> {
+    pub fn of(field: &str, text: &str, design: &DesignFields) -> Result<Self, DomainError> {
         Ok(Self {
             text: bounded_text(&format!("{field}.text"), text, 1, MAX_QUESTION_CHARS)?,
             design: QuestionDesign::parse(field, design)?,
@@ -1101,17 +1102,17 @@ pub(crate) fn bounded_text(
     text: &str,
     min: usize,
     max: usize,
-) -> Result<String, AppError> {
+) -> Result<String, DomainError> {
     let text = text.trim();
     let chars = text.chars().count();
     if chars < min || chars > max {
-        return Err(AppError::invalid(
+        return Err(DomainError::invalid(
             "invalid_text",
             format!("{field} must have between {min} and {max} characters"),
         ));
     }
     if text.chars().any(|c| c.is_control() && c != '\n') {
-        return Err(AppError::invalid(
+        return Err(DomainError::invalid(
             "invalid_text",
             format!("{field} must not contain control characters"),
         ));

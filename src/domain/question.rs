@@ -13,8 +13,8 @@ use randomized_response::{
 };
 use serde::{Deserialize, Serialize};
 
+use super::DomainError;
 use super::{bounded_text, QuestionId};
-use crate::error::AppError;
 
 /// The most characters of an option's label, once trimmed.
 pub const MAX_OPTION_CHARS: usize = 200;
@@ -168,13 +168,13 @@ pub struct QuestionDesign {
     mechanism: Mechanism,
 }
 
-fn invalid_design(field: &str, error: DesignError) -> AppError {
-    AppError::invalid("invalid_design", format!("{field}: {error}"))
+fn invalid_design(field: &str, error: DesignError) -> DomainError {
+    DomainError::invalid("invalid_design", format!("{field}: {error}"))
 }
 
 impl QuestionDesign {
     /// Parses the type and design of question `field` (e.g. `questions[2]`).
-    pub fn parse(field: &str, input: &DesignFields) -> Result<Self, AppError> {
+    pub fn parse(field: &str, input: &DesignFields) -> Result<Self, DomainError> {
         let question_type = input.question_type.unwrap_or(QuestionType::YesNo);
         let design = match (question_type, input.design) {
             (QuestionType::YesNo, None) => DesignName::Mirrored,
@@ -193,7 +193,7 @@ impl QuestionDesign {
         };
         if !allowed.contains(&design) {
             let names: Vec<&str> = allowed.iter().map(|d| d.as_str()).collect();
-            return Err(AppError::invalid(
+            return Err(DomainError::invalid(
                 "invalid_design",
                 format!(
                     "{field}.design: a {} question's design is {}, not {}",
@@ -212,7 +212,7 @@ impl QuestionDesign {
         };
         check_fields(field, question_type, design, input, expected)?;
         // One sentence naming the field; the crate's own message would repeat the range.
-        let level = || -> Result<PrivacyLevel, AppError> {
+        let level = || -> Result<PrivacyLevel, DomainError> {
             let range = format!(
                 "between {} and {}",
                 PrivacyLevel::MIN_EPSILON,
@@ -226,7 +226,7 @@ impl QuestionDesign {
                 } else {
                     "got a value that is not a finite number".to_owned()
                 };
-                AppError::invalid(
+                DomainError::invalid(
                     "invalid_epsilon",
                     format!("{field}.epsilon must be {range} ({got})"),
                 )
@@ -281,7 +281,7 @@ impl QuestionDesign {
             DesignName::TwoEnds => {
                 let (min, max) = (input.min.unwrap_or(f64::NAN), input.max.unwrap_or(f64::NAN));
                 if !(min.abs() <= MAX_NUMBER_BOUND && max.abs() <= MAX_NUMBER_BOUND && min < max) {
-                    return Err(AppError::invalid(
+                    return Err(DomainError::invalid(
                         "invalid_bounds",
                         format!(
                             "{field}: a number's min and max must be numbers between \
@@ -326,9 +326,9 @@ impl QuestionDesign {
     }
 
     /// A stored design: `None` (rows from before migration 0003) is mirrored at `epsilon`.
-    pub fn from_stored(design: Option<&str>, epsilon: f64) -> Result<Self, AppError> {
+    pub fn from_stored(design: Option<&str>, epsilon: f64) -> Result<Self, DomainError> {
         let corrupt = |what: &dyn std::fmt::Display| {
-            AppError::internal(format_args!("a stored question design is invalid: {what}"))
+            DomainError::internal(format!("a stored question design is invalid: {what}"))
         };
         match design {
             None => Ok(Self::mirrored(
@@ -474,11 +474,11 @@ pub struct GroupingInput {
 }
 
 impl GroupingDefinition {
-    pub fn parse(field: &str, input: &GroupingInput) -> Result<Self, AppError> {
+    pub fn parse(field: &str, input: &GroupingInput) -> Result<Self, DomainError> {
         Self::of(field, &input.text, &input.options)
     }
 
-    pub fn of(field: &str, text: &str, options: &[String]) -> Result<Self, AppError> {
+    pub fn of(field: &str, text: &str, options: &[String]) -> Result<Self, DomainError> {
         Ok(Self {
             text: bounded_text(&format!("{field}.text"), text, 1, super::MAX_QUESTION_CHARS)?,
             options: parse_options(field, options)?,
@@ -500,14 +500,12 @@ impl GroupingDefinition {
 }
 
 /// A stored question's grouping options, when its stored design is a grouping question's.
-pub fn stored_grouping(design: Option<&str>) -> Result<Option<Vec<String>>, AppError> {
+pub fn stored_grouping(design: Option<&str>) -> Result<Option<Vec<String>>, DomainError> {
     let Some(json) = design else {
         return Ok(None);
     };
     let corrupt = |what: &dyn std::fmt::Display| {
-        AppError::internal(format_args!(
-            "a stored grouping question is invalid: {what}"
-        ))
+        DomainError::internal(format!("a stored grouping question is invalid: {what}"))
     };
     let value: serde_json::Value = serde_json::from_str(json).map_err(|e| corrupt(&e))?;
     if value.get("type").and_then(serde_json::Value::as_str) != Some(GROUPING_TYPE) {
@@ -611,7 +609,7 @@ fn check_fields(
     design: DesignName,
     input: &DesignFields,
     expected: &[&str],
-) -> Result<(), AppError> {
+) -> Result<(), DomainError> {
     let given = [
         ("epsilon", input.epsilon.is_some()),
         ("answer_truthfully", input.answer_truthfully.is_some()),
@@ -637,13 +635,13 @@ fn check_fields(
             } else {
                 ""
             };
-            return Err(AppError::invalid(
+            return Err(DomainError::invalid(
                 "unexpected_field",
                 format!("{field}.{name} does not belong to {}{why}", described()),
             ));
         }
         if wanted && !present {
-            return Err(AppError::invalid(
+            return Err(DomainError::invalid(
                 "missing_field",
                 format!("{field}.{name} is required for {}", described()),
             ));
@@ -652,9 +650,9 @@ fn check_fields(
     Ok(())
 }
 
-fn parse_options(field: &str, options: &[String]) -> Result<Vec<String>, AppError> {
+fn parse_options(field: &str, options: &[String]) -> Result<Vec<String>, DomainError> {
     if !(MIN_OPTIONS..=MAX_OPTIONS).contains(&options.len()) {
-        return Err(AppError::invalid(
+        return Err(DomainError::invalid(
             "invalid_options",
             format!(
                 "{field}.options: a choice or ordinal question has between {MIN_OPTIONS} and \
@@ -672,13 +670,13 @@ fn parse_options(field: &str, options: &[String]) -> Result<Vec<String>, AppErro
             MAX_OPTION_CHARS,
         )?;
         if label.contains('\n') {
-            return Err(AppError::invalid(
+            return Err(DomainError::invalid(
                 "invalid_options",
                 format!("{field}.options[{index}] must be one line"),
             ));
         }
         if labels.contains(&label) {
-            return Err(AppError::invalid(
+            return Err(DomainError::invalid(
                 "invalid_options",
                 format!("{field}.options[{index}] repeats the option {label:?}"),
             ));
@@ -692,7 +690,7 @@ fn parse_options(field: &str, options: &[String]) -> Result<Vec<String>, AppErro
 mod tests {
     use super::*;
 
-    fn parse(json: &str) -> Result<QuestionDesign, AppError> {
+    fn parse(json: &str) -> Result<QuestionDesign, DomainError> {
         QuestionDesign::parse("q", &serde_json::from_str(json).unwrap())
     }
 

@@ -11,8 +11,8 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use ring::hmac;
 
+use super::DomainError;
 use crate::crypto::{random_bytes, sha256};
-use crate::error::AppError;
 
 /// A respondent's secret receipt: 32 random bytes, base64url without padding (43
 /// characters). Drawn by the device (or by the server for a device that sends no response
@@ -22,18 +22,18 @@ pub struct Receipt(String);
 impl Receipt {
     const BYTES: usize = 32;
 
-    pub fn generate() -> Result<Self, AppError> {
+    pub fn generate() -> Result<Self, DomainError> {
         Ok(Self(
             URL_SAFE_NO_PAD.encode(random_bytes::<{ Self::BYTES }>()?),
         ))
     }
 
-    pub fn parse(text: &str) -> Result<Self, AppError> {
+    pub fn parse(text: &str) -> Result<Self, DomainError> {
         let text = text.trim();
         match URL_SAFE_NO_PAD.decode(text) {
             Ok(bytes) if bytes.len() == Self::BYTES => Ok(Self(text.to_owned())),
             // A malformed receipt belongs to no response.
-            _ => Err(AppError::NotFound("response")),
+            _ => Err(DomainError::NotFound("response")),
         }
     }
 
@@ -60,11 +60,11 @@ pub(super) fn is_64_lowercase_hex(text: &str) -> bool {
 pub struct ResponseId(String);
 
 impl ResponseId {
-    pub fn parse(text: &str) -> Result<Self, AppError> {
+    pub fn parse(text: &str) -> Result<Self, DomainError> {
         if is_64_lowercase_hex(text) {
             Ok(Self(text.to_owned()))
         } else {
-            Err(AppError::invalid(
+            Err(DomainError::invalid(
                 "invalid_response_id",
                 "response_id must be the 64 lowercase hex characters of the SHA-256 of the receipt",
             ))
@@ -86,10 +86,10 @@ impl ResponseId {
 pub struct RecordId([u8; 32]);
 
 impl RecordId {
-    pub fn from_stored(bytes: &[u8]) -> Result<Self, AppError> {
+    pub fn from_stored(bytes: &[u8]) -> Result<Self, DomainError> {
         <[u8; 32]>::try_from(bytes)
             .map(Self)
-            .map_err(|_| AppError::internal("a stored record id is not 32 bytes"))
+            .map_err(|_| DomainError::internal("a stored record id is not 32 bytes"))
     }
 
     pub fn as_bytes(&self) -> &[u8; 32] {
@@ -108,9 +108,9 @@ pub struct WithdrawalKey(hmac::Key);
 impl WithdrawalKey {
     pub const BYTES: usize = 32;
 
-    pub fn from_stored(bytes: &[u8]) -> Result<Self, AppError> {
+    pub fn from_stored(bytes: &[u8]) -> Result<Self, DomainError> {
         if bytes.len() != Self::BYTES {
-            return Err(AppError::internal(
+            return Err(DomainError::internal(
                 "the stored withdrawal key is not 32 bytes",
             ));
         }

@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use crate::error::AppError;
+use super::DomainError;
 
 /// The most responses a target may name (as many as `planned_respondents` may).
 pub const MAX_TARGET_RESPONSES: u64 = super::MAX_PLANNED_RESPONDENTS;
@@ -18,9 +18,9 @@ impl ClosingTime {
     /// Parses RFC 3339 in UTC: `YYYY-MM-DDTHH:MM:SSZ`, with optional fractional seconds
     /// (dropped: the rule is to the second) and `+00:00` accepted for `Z`. Other offsets are
     /// refused rather than converted, so the stored instant is the one the researcher read.
-    pub fn parse(text: &str) -> Result<Self, AppError> {
+    pub fn parse(text: &str) -> Result<Self, DomainError> {
         let invalid = |why: &str| {
-            AppError::invalid(
+            DomainError::invalid(
                 "invalid_closes_at",
                 format!(
                     "closes_at must be a UTC instant written like 2027-01-31T23:59:00Z \
@@ -139,10 +139,10 @@ impl StoppingRule {
         target_responses: Option<u64>,
         closes_at: Option<&str>,
         now: ClosingTime,
-    ) -> Result<Self, AppError> {
+    ) -> Result<Self, DomainError> {
         if let Some(target) = target_responses {
             if !(1..=MAX_TARGET_RESPONSES).contains(&target) {
-                return Err(AppError::invalid(
+                return Err(DomainError::invalid(
                     "invalid_target_responses",
                     format!("target_responses must be between 1 and {MAX_TARGET_RESPONSES}"),
                 ));
@@ -151,7 +151,7 @@ impl StoppingRule {
         let closes_at = closes_at.map(ClosingTime::parse).transpose()?;
         if let Some(closes_at) = closes_at {
             if closes_at.has_passed(now) {
-                return Err(AppError::invalid(
+                return Err(DomainError::invalid(
                     "invalid_closes_at",
                     format!("closes_at ({closes_at}) has already passed: it must lie ahead"),
                 ));

@@ -7,10 +7,10 @@ use std::fmt;
 use randomized_response::PrivacyLevel;
 use serde::Deserialize;
 
+use super::DomainError;
 use super::{
     QuestionDesign, QuestionId, QuestionType, ResponseId, Survey, Token, TokenInput, Whole,
 };
-use crate::error::AppError;
 
 /// The JSON a respondent's device posts: question id → report (0/1 for yes/no, the option
 /// index for choice and ordinal, 0/1 for a number's min/max end).
@@ -126,7 +126,7 @@ pub struct StoredGrouping {
 }
 
 impl Submission {
-    pub fn parse(input: SubmissionInput, survey: &Survey) -> Result<Self, AppError> {
+    pub fn parse(input: SubmissionInput, survey: &Survey) -> Result<Self, DomainError> {
         // A token sent to a survey that needs none is ignored, not stored (but a malformed
         // one is a 400 whatever the survey: the body does not match its schema).
         let token = input.token.as_ref().map(Token::parse).transpose()?;
@@ -134,7 +134,7 @@ impl Submission {
             (false, _) => None,
             (true, Some(token)) => Some(token),
             (true, None) => {
-                return Err(AppError::forbidden(
+                return Err(DomainError::refused(
                     "invitation_required",
                     "this survey accepts responses only with a token bought by a personal \
                      invitation (POST …/redemptions, then the token here)",
@@ -155,7 +155,7 @@ impl Submission {
                 .and_then(|id| survey.groupings.iter().find(|g| g.id.get() == id));
             if let Some(grouping) = grouping {
                 if !grouping.accepts(value) {
-                    return Err(AppError::invalid(
+                    return Err(DomainError::invalid(
                         "invalid_report",
                         format!(
                             "the answer to grouping question {key} is {value}; it is an option \
@@ -165,7 +165,7 @@ impl Submission {
                     ));
                 }
                 if groupings_by_id.insert(grouping.id, value).is_some() {
-                    return Err(AppError::invalid(
+                    return Err(DomainError::invalid(
                         "duplicate_answer",
                         format!("question {} is answered twice", grouping.id.get()),
                     ));
@@ -177,7 +177,7 @@ impl Submission {
                 .ok()
                 .and_then(|id| survey.questions.iter().find(|q| q.id.get() == id))
                 .ok_or_else(|| {
-                    AppError::invalid(
+                    DomainError::invalid(
                         "unknown_question",
                         format!("this survey has no question with id {key:?}"),
                     )
@@ -187,7 +187,7 @@ impl Submission {
                 .mechanism()
                 .accepts_report(usize::from(value))
             {
-                return Err(AppError::invalid(
+                return Err(DomainError::invalid(
                     "invalid_report",
                     format!(
                         "the report for question {key} is {value}; {}",
@@ -199,7 +199,7 @@ impl Submission {
             // "1", "+1" and "01" name the same question: which report counts would be
             // ambiguous.
             if reports_by_id.insert(question.id, report).is_some() {
-                return Err(AppError::invalid(
+                return Err(DomainError::invalid(
                     "duplicate_answer",
                     format!("question {} is answered twice", question.id.get()),
                 ));
@@ -210,7 +210,7 @@ impl Submission {
         let mut reports = Vec::with_capacity(reports_by_id.len());
         for question in &survey.questions {
             let report = reports_by_id.get(&question.id).ok_or_else(|| {
-                AppError::invalid(
+                DomainError::invalid(
                     "missing_answer",
                     format!(
                         "question {} is not answered; every question is (its report is \
@@ -230,7 +230,7 @@ impl Submission {
             .iter()
             .map(|grouping| {
                 let answer = groupings_by_id.get(&grouping.id).ok_or_else(|| {
-                    AppError::invalid(
+                    DomainError::invalid(
                         "missing_answer",
                         format!(
                             "grouping question {} is not answered; every question is",
@@ -243,7 +243,7 @@ impl Submission {
                     answer: *answer,
                 })
             })
-            .collect::<Result<Vec<_>, AppError>>()?;
+            .collect::<Result<Vec<_>, DomainError>>()?;
         Ok(Self {
             reports,
             groupings,

@@ -14,21 +14,21 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use serde::{Deserialize, Serialize};
 
+use super::DomainError;
 use super::{InvitationCode, InvitationHash};
 use crate::crypto::{random_bytes, sha256};
-use crate::error::AppError;
 
 /// Bytes of a token's input: what the form draws (`DeniableTokens.randomInput`).
 pub const TOKEN_INPUT_BYTES: usize = 32;
 
 /// A generator for one operation on the key, seeded from the operating system (ring), as
 /// every other secret of the server is.
-fn fresh_rng() -> Result<ChaCha20Rng, AppError> {
+fn fresh_rng() -> Result<ChaCha20Rng, DomainError> {
     Ok(ChaCha20Rng::from_seed(random_bytes::<32>()?))
 }
 
-fn internal(error: TokenError) -> AppError {
-    AppError::internal(format_args!("blind tokens: {error}"))
+fn internal(error: TokenError) -> DomainError {
+    DomainError::internal(format!("blind tokens: {error}"))
 }
 
 /// A survey's private key: it evaluates redemptions and checks spent tokens. Stored while
@@ -36,16 +36,16 @@ fn internal(error: TokenError) -> AppError {
 pub struct SurveyKey(PrivateKey);
 
 impl SurveyKey {
-    pub fn generate() -> Result<Self, AppError> {
+    pub fn generate() -> Result<Self, DomainError> {
         PrivateKey::generate(&mut fresh_rng()?)
             .map(Self)
             .map_err(internal)
     }
 
-    pub fn from_stored(bytes: &[u8]) -> Result<Self, AppError> {
+    pub fn from_stored(bytes: &[u8]) -> Result<Self, DomainError> {
         PrivateKey::from_bytes(bytes)
             .map(Self)
-            .map_err(|_| AppError::internal("a stored survey key is malformed"))
+            .map_err(|_| DomainError::internal("a stored survey key is malformed"))
     }
 
     /// The 32 secret bytes to store.
@@ -59,7 +59,7 @@ impl SurveyKey {
 
     /// `BlindEvaluate` with a fresh proof. A blinded value that is not a canonical group
     /// element (other than the identity) is a 400.
-    pub fn evaluate(&self, blinded: &Blinded) -> Result<Evaluation, AppError> {
+    pub fn evaluate(&self, blinded: &Blinded) -> Result<Evaluation, DomainError> {
         let evaluated =
             blind_tokens::evaluate(&self.0, &blinded.0, &mut fresh_rng()?).map_err(|error| {
                 match error {
@@ -86,10 +86,10 @@ impl SurveyKey {
 pub struct InvitationKey(PublicKey);
 
 impl InvitationKey {
-    pub fn from_stored(bytes: &[u8]) -> Result<Self, AppError> {
+    pub fn from_stored(bytes: &[u8]) -> Result<Self, DomainError> {
         PublicKey::from_bytes(bytes)
             .map(Self)
-            .map_err(|_| AppError::internal("a stored public key is malformed"))
+            .map_err(|_| DomainError::internal("a stored public key is malformed"))
     }
 
     pub fn to_bytes(self) -> [u8; blind_tokens::PUBLIC_KEY_BYTES] {
@@ -128,8 +128,8 @@ pub struct InvitationKeyBody {
     pub fingerprint: String,
 }
 
-fn malformed_blinded() -> AppError {
-    AppError::invalid(
+fn malformed_blinded() -> DomainError {
+    DomainError::invalid(
         "invalid_blinded",
         "blinded must be a ristretto255 element: 32 bytes in base64url without padding \
          (43 characters)",
@@ -145,7 +145,7 @@ impl Blinded {
     /// 32 bytes of a canonical ristretto255 element other than the identity, checked here,
     /// before anything looks at the invitation it comes with: a malformed element gets the
     /// same 400 whether the invitation is unused, used or unknown (issue 31).
-    pub fn parse(text: &str) -> Result<Self, AppError> {
+    pub fn parse(text: &str) -> Result<Self, DomainError> {
         let bytes: [u8; blind_tokens::BLINDED_BYTES] = blind_tokens::from_base64url(text)
             .ok()
             .and_then(|bytes| bytes.try_into().ok())
@@ -154,11 +154,11 @@ impl Blinded {
         Ok(Self(bytes))
     }
 
-    pub fn from_stored(bytes: &[u8]) -> Result<Self, AppError> {
+    pub fn from_stored(bytes: &[u8]) -> Result<Self, DomainError> {
         bytes
             .try_into()
             .map(Self)
-            .map_err(|_| AppError::internal("a stored blinded element is not 32 bytes"))
+            .map_err(|_| DomainError::internal("a stored blinded element is not 32 bytes"))
     }
 
     pub fn as_bytes(&self) -> &[u8] {
@@ -175,8 +175,8 @@ pub struct Evaluation {
 }
 
 impl Evaluation {
-    pub fn from_stored(evaluation: &[u8], proof: &[u8]) -> Result<Self, AppError> {
-        let corrupt = || AppError::internal("a stored evaluation is malformed");
+    pub fn from_stored(evaluation: &[u8], proof: &[u8]) -> Result<Self, DomainError> {
+        let corrupt = || DomainError::internal("a stored evaluation is malformed");
         Ok(Self {
             evaluation: evaluation.try_into().map_err(|_| corrupt())?,
             proof: proof.try_into().map_err(|_| corrupt())?,
@@ -214,7 +214,7 @@ pub struct Redemption {
 impl Redemption {
     /// A malformed blinded element is a 400; a code that is no invitation's (whatever it
     /// looks like) a 403, as an unknown one.
-    pub fn parse(input: RedemptionInput) -> Result<Self, AppError> {
+    pub fn parse(input: RedemptionInput) -> Result<Self, DomainError> {
         let blinded = Blinded::parse(&input.blinded)?;
         let invitation = InvitationCode::parse(&input.invitation)?.hash();
         Ok(Self {
@@ -258,9 +258,9 @@ pub struct Token {
 }
 
 impl Token {
-    pub fn parse(input: &TokenInput) -> Result<Self, AppError> {
+    pub fn parse(input: &TokenInput) -> Result<Self, DomainError> {
         let malformed = || {
-            AppError::invalid(
+            DomainError::invalid(
                 "invalid_token",
                 "token is {\"input\": 32 bytes, \"output\": 64 bytes}, each in base64url \
                  without padding",
@@ -290,8 +290,8 @@ impl SpentToken {
 }
 
 /// 403 for a token the survey's key did not issue.
-pub fn token_invalid() -> AppError {
-    AppError::forbidden(
+pub fn token_invalid() -> DomainError {
+    DomainError::refused(
         "token_invalid",
         "this token was not issued for this survey (its output does not match its input \
          under the survey's key)",
@@ -331,7 +331,7 @@ mod tests {
         for bad in ["", "AAAA", &"A".repeat(44), "not base64!"] {
             assert!(matches!(
                 Blinded::parse(bad),
-                Err(AppError::Invalid {
+                Err(DomainError::Invalid {
                     code: "invalid_blinded",
                     ..
                 })
@@ -342,7 +342,7 @@ mod tests {
         for not_an_element in [[0; 32], [0xff; 32]] {
             assert!(matches!(
                 Blinded::parse(&blind_tokens::to_base64url(&not_an_element)),
-                Err(AppError::Invalid {
+                Err(DomainError::Invalid {
                     code: "invalid_blinded",
                     ..
                 })
@@ -354,7 +354,7 @@ mod tests {
         };
         assert!(matches!(
             Token::parse(&short),
-            Err(AppError::Invalid {
+            Err(DomainError::Invalid {
                 code: "invalid_token",
                 ..
             })

@@ -562,7 +562,7 @@ pub(super) async fn find_survey_page(
         error,
         language: browser_language(request),
     };
-    let slug = Slug::parse(slug).map_err(on_page)?;
+    let slug = Slug::parse(slug).map_err(|error| on_page(error.into()))?;
     find_survey(db, slug).await.map_err(on_page)
 }
 
@@ -611,7 +611,7 @@ impl ResponseError for RespondentPageError {
         if !not_found && !status.is_server_error() {
             return self.error.error_response();
         }
-        if let AppError::Internal(cause) = &self.error {
+        if let Some(cause) = self.error.cause_chain() {
             tracing::error!(%cause, "a respondent's page failed");
         }
         let page = ErrorPage {

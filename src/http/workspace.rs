@@ -183,7 +183,7 @@ pub async fn login(
     check_form_token(&request, &form.form_token)?;
     let outcome = match Email::parse(&form.email) {
         Ok(email) => accounts::sign_in(&db, email, form.password).await,
-        Err(error) => Err(error),
+        Err(error) => Err(error.into()),
     };
     match outcome {
         Ok(session) => signed_in_response(&request, &session),

@@ -15,9 +15,11 @@ use std::time::{Duration, Instant};
 use super::super::closing::ClosingClock;
 use super::super::responses;
 use super::super::sql::Conn;
-use super::super::writer::{gather_group, AfterCommit, EpochReport, Job, Message, Writer};
+use super::super::writer::{
+    gather_group, group_failure, AfterCommit, EpochReport, Job, Message, Writer,
+};
 use crate::domain::RetentionDate;
-use crate::error::AppError;
+use crate::error::{AppError, ErrorChain};
 
 /// The pause before connecting again after the connection broke.
 const RECONNECT_PAUSE: Duration = Duration::from_millis(500);
@@ -33,7 +35,7 @@ pub(in crate::db) fn start(
     thread::Builder::new()
         .name("deniable-pg-writer".to_owned())
         .spawn(move || run(connection, &url, &queue, tick))
-        .map_err(|error| AppError::internal(format_args!("cannot start the writer: {error}")))?;
+        .map_err(|error| AppError::internal_context("cannot start the writer", error))?;
     Ok(Writer { messages })
 }
 
@@ -53,7 +55,7 @@ fn run(mut connection: Conn, url: &str, queue: &mpsc::Receiver<Message>, tick: D
                         Some(message) => Ok(message),
                         None => queue.recv_timeout(RECONNECT_PAUSE),
                     };
-                    let cause = format!("PostgreSQL is unreachable: {error}");
+                    let cause = group_failure("PostgreSQL is unreachable", error);
                     match next {
                         Ok(Message::Job(job)) => job.answer(Err(cause)),
                         Ok(Message::Compact(reply_to)) => {
@@ -167,7 +169,7 @@ fn commit_group(connection: &Conn, mut group: Vec<Box<dyn Job>>) {
         "BEGIN; SELECT pg_advisory_xact_lock({GROUP_LOCK}); SAVEPOINT job"
     )) {
         let _ = connection.execute_batch("ROLLBACK");
-        let cause = format!("cannot begin a write transaction: {error}");
+        let cause = group_failure("cannot begin a write transaction", error);
         for job in group {
             job.answer(Err(cause.clone()));
         }
@@ -176,9 +178,10 @@ fn commit_group(connection: &Conn, mut group: Vec<Box<dyn Job>>) {
     run_in_savepoints(connection, &mut group);
     let commit = connection.execute_batch("COMMIT").map_err(|error| {
         let _ = connection.execute_batch("ROLLBACK");
-        format!("cannot commit: {error}")
+        group_failure("cannot commit", error)
     });
     if let Err(cause) = &commit {
+        let cause = ErrorChain(cause.as_ref());
         tracing::error!(%cause, jobs = group.len(), "group commit failed");
     }
     let deleted = commit.is_ok()

@@ -68,9 +68,8 @@ pub fn backup(source: &Path, destination: &Path) -> Result<(), AppError> {
         let copy = Connection::open(&partial)?;
         check_integrity(&copy, &partial)?;
         drop(copy);
-        std::fs::rename(&partial, destination).map_err(|error| {
-            AppError::internal(format_args!("cannot rename the finished backup: {error}"))
-        })
+        std::fs::rename(&partial, destination)
+            .map_err(|error| AppError::internal_context("cannot rename the finished backup", error))
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&partial);
@@ -145,7 +144,7 @@ fn copy_pages(
 fn check_integrity(connection: &Connection, path: &Path) -> Result<(), AppError> {
     match integrity_check(connection)? {
         verdict if verdict == "ok" => Ok(()),
-        verdict => Err(AppError::internal(format_args!(
+        verdict => Err(AppError::internal(format!(
             "{} fails PRAGMA integrity_check: {verdict}",
             path.display()
         ))),

@@ -117,7 +117,7 @@ pub(super) fn remove_wal(connection: &Conn) -> Result<bool, AppError> {
         Err(error) if error.is_busy() => return Ok(false),
         Err(error) => return Err(error.into()),
         Ok(mode) if mode != "delete" => {
-            return Err(AppError::internal(format_args!(
+            return Err(AppError::internal(format!(
                 "the database did not leave WAL mode (got {mode})"
             )))
         }
@@ -134,7 +134,7 @@ pub(super) fn remove_wal(connection: &Conn) -> Result<bool, AppError> {
             Err(error) if !error.is_busy() => return Err(error.into()),
             _ if attempts < TRUNCATE_ATTEMPTS => std::thread::sleep(TRUNCATE_PAUSE),
             Ok(mode) => {
-                return Err(AppError::internal(format_args!(
+                return Err(AppError::internal(format!(
                     "the database refused to enter WAL mode again (got {mode})"
                 )))
             }

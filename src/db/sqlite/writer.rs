@@ -27,10 +27,12 @@ use super::super::closing::ClosingClock;
 use super::super::readers::ReadPool;
 use super::super::responses;
 use super::super::sql::Conn;
-use super::super::writer::{gather_group, AfterCommit, EpochReport, Job, Message, Writer};
+use super::super::writer::{
+    gather_group, group_failure, AfterCommit, EpochReport, Job, Message, Writer,
+};
 use super::compaction;
 use crate::domain::RetentionDate;
-use crate::error::AppError;
+use crate::error::{AppError, ErrorChain};
 
 /// Starts the writer of a SQLite database; `readers` are closed around each epoch's
 /// end.
@@ -48,7 +50,7 @@ pub(in crate::db) fn start(
                 let _ = reply_to.send(close_last(connection, last_epoch));
             }
         })
-        .map_err(|error| AppError::internal(format_args!("cannot start the writer: {error}")))?;
+        .map_err(|error| AppError::internal_context("cannot start the writer", error))?;
     Ok(Writer { messages })
 }
 
@@ -258,7 +260,7 @@ fn commit_group(
     readers: &ReadPool,
 ) -> Option<EpochReport> {
     if let Err(error) = execute_cached(connection, "BEGIN IMMEDIATE") {
-        let cause = format!("cannot begin a write transaction: {error}");
+        let cause = group_failure("cannot begin a write transaction", error);
         for job in group {
             job.answer(Err(cause.clone()));
         }
@@ -270,9 +272,10 @@ fn commit_group(
     let commit = execute_cached(connection, "COMMIT").map_err(|error| {
         // Leave the connection usable for the next group.
         let _ = connection.execute_batch("ROLLBACK");
-        format!("cannot commit: {error}")
+        group_failure("cannot commit", error)
     });
     if let Err(cause) = &commit {
+        let cause = ErrorChain(cause.as_ref());
         tracing::error!(%cause, jobs = group.len(), "group commit failed");
         for job in group {
             job.answer(commit.clone());
@@ -287,12 +290,14 @@ fn commit_group(
     let mut epoch = None;
     let after = match wanted {
         AfterCommit::Nothing => Ok(()),
-        AfterCommit::TruncateWal => compaction::truncate_wal(connection).map_err(|e| e.to_string()),
+        AfterCommit::TruncateWal => compaction::truncate_wal(connection)
+            .map_err(|error| group_failure("cannot truncate the WAL", error)),
         AfterCommit::Compact => compaction::run_epoch(connection, readers)
             .map(|report| epoch = Some(report))
-            .map_err(|e| e.to_string()),
+            .map_err(|error| group_failure("cannot run an epoch", error)),
     };
     if let Err(cause) = &after {
+        let cause = ErrorChain(cause.as_ref());
         tracing::error!(%cause, "cannot clear the files after a withdrawal or deletion");
     }
     for job in group {

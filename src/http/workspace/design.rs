@@ -218,7 +218,7 @@ impl DesignForm {
 
     /// The design, checked by the domain.
     pub fn parse(&self, field: &str) -> Result<QuestionDesign, AppError> {
-        QuestionDesign::parse(field, &self.to_fields(field)?)
+        Ok(QuestionDesign::parse(field, &self.to_fields(field)?)?)
     }
 
     /// The form of a saved design, with the builder's defaults in the inputs it does not use

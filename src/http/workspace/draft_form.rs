@@ -190,7 +190,9 @@ impl TypedDraft {
     /// Every field checked — what one transaction writes — or the first refusal and where
     /// the page shows it.
     pub fn check(&self) -> Result<DraftEdits, (Place, AppError)> {
-        let at = |place| move |error| (place, error);
+        fn at<E: Into<AppError>>(place: Place) -> impl FnOnce(E) -> (Place, AppError) {
+            move |error| (place, error.into())
+        }
         let planned = self.planned_respondents.trim();
         let planned = if planned.is_empty() {
             None
@@ -268,7 +270,11 @@ impl TypedDraft {
             })?)
         };
         let closes_at = utc_input(self.closes_at.trim());
-        StoppingRule::parse(target, closes_at.as_deref(), ClosingTime::now())
+        Ok(StoppingRule::parse(
+            target,
+            closes_at.as_deref(),
+            ClosingTime::now(),
+        )?)
     }
 }
 
