@@ -403,3 +403,94 @@ impl ResponseError for PageError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An error that prints only itself, with an optional source: what the chain must walk.
+    #[derive(Debug)]
+    struct Link(&'static str, Option<Box<Link>>);
+
+    impl fmt::Display for Link {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+
+    impl Error for Link {
+        fn source(&self) -> Option<&(dyn Error + 'static)> {
+            self.1.as_deref().map(|link| link as &(dyn Error + 'static))
+        }
+    }
+
+    #[test]
+    fn the_log_gets_every_source_once_and_the_client_none() {
+        let cause = Link(
+            "no such table: t",
+            Some(Box::new(Link("SQL logic error", None))),
+        );
+        let error = AppError::internal_context("database", cause);
+        assert_eq!(
+            error.cause_chain().unwrap().to_string(),
+            "database: no such table: t: SQL logic error"
+        );
+        assert_eq!(
+            error.to_string(),
+            "internal error: database: no such table: t"
+        );
+        assert!(error.source().is_some());
+        assert_eq!(
+            error.public_message(),
+            "internal error; the cause has been logged"
+        );
+        assert!(AppError::NotFound("survey").cause_chain().is_none());
+        // A message alone is a cause too.
+        let message = AppError::internal("a stored value is malformed");
+        assert_eq!(
+            message.cause_chain().unwrap().to_string(),
+            "a stored value is malformed"
+        );
+    }
+
+    #[test]
+    fn a_domain_error_keeps_its_code_and_message_and_gets_its_status() {
+        for (error, status, code, message) in [
+            (
+                DomainError::invalid("invalid_title", "title is empty"),
+                StatusCode::BAD_REQUEST,
+                "invalid_title",
+                "title is empty",
+            ),
+            (
+                DomainError::refused("token_invalid", "not this survey's"),
+                StatusCode::FORBIDDEN,
+                "token_invalid",
+                "not this survey's",
+            ),
+            (
+                DomainError::NotFound("survey"),
+                StatusCode::NOT_FOUND,
+                "not_found",
+                "survey not found",
+            ),
+            (
+                DomainError::conflict("invitation_used", "redeemed before"),
+                StatusCode::CONFLICT,
+                "invitation_used",
+                "redeemed before",
+            ),
+            (
+                DomainError::internal("a stored key is malformed"),
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal",
+                "internal error; the cause has been logged",
+            ),
+        ] {
+            let error = AppError::from(error);
+            assert_eq!(error.status_code(), status);
+            assert_eq!(error.code(), code);
+            assert_eq!(error.public_message(), message);
+        }
+    }
+}

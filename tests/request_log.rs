@@ -1,13 +1,14 @@
-//! Invariant 4: what the server logs on a respondent's path has no IP address, no user
-//! agent and no receipt. (Its own binary: the log capture is process-wide.)
+//! What the server logs. Invariant 4: on a respondent's path, no IP address, no user agent
+//! and no receipt. And an internal error's cause, with its chain, goes to the log and never
+//! to the client. (Its own binary: the log capture is process-wide.)
 
 #[path = "api/common.rs"]
 mod common;
 
 use std::io::Write;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use common::spawn_app;
+use common::{error_code, spawn_app};
 use serde_json::{json, Value};
 
 const USER_AGENT: &str = "LogProbe/2.0 (respondent-device-fingerprint)";
@@ -36,16 +37,30 @@ impl Write for CapturedLog {
     }
 }
 
+/// The process's log, captured from the first call on; and a lock that each test holds
+/// while it reads the log, so that tests run in one process (`cargo test`) do not take
+/// each other's lines.
+fn captured_log() -> (CapturedLog, &'static tokio::sync::Mutex<()>) {
+    static LOG: OnceLock<CapturedLog> = OnceLock::new();
+    static ONE_TEST_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    let log = LOG.get_or_init(|| {
+        let log = CapturedLog::default();
+        let writer = log.clone();
+        tracing_subscriber::fmt()
+            // Everything at debug level except the test client's own connection logs.
+            .with_env_filter("debug,reqwest=off,hyper_util=off,hyper=off")
+            .with_ansi(false)
+            .with_writer(move || writer.clone())
+            .init();
+        log
+    });
+    (log.clone(), &ONE_TEST_AT_A_TIME)
+}
+
 #[tokio::test]
 async fn the_request_log_of_a_respondents_visit_has_no_address_user_agent_or_receipt() {
-    let log = CapturedLog::default();
-    let writer = log.clone();
-    tracing_subscriber::fmt()
-        // Everything at debug level except the test client's own connection logs.
-        .with_env_filter("debug,reqwest=off,hyper_util=off,hyper=off")
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .init();
+    let (log, lock) = captured_log();
+    let _alone = lock.lock().await;
     let app = spawn_app().await;
     let client = reqwest::Client::builder()
         .user_agent(USER_AGENT)
@@ -162,4 +177,50 @@ async fn the_request_log_of_a_respondents_visit_has_no_address_user_agent_or_rec
             "the log contains {secret:?}:\n{captured}"
         );
     }
+}
+
+/// A storage failure is a 500 whose body says nothing of it, while the log line has the
+/// cause's whole chain: what was being done ("database") over the engine's own message.
+#[tokio::test]
+async fn a_storage_failure_logs_its_cause_chain_and_tells_the_client_nothing_of_it() {
+    let (log, lock) = captured_log();
+    let _alone = lock.lock().await;
+    let app = spawn_app().await;
+    let (token, slug, ids) = app.open_survey(&[1.0]).await;
+    app.submit_ok(&slug, json!({ids[0].to_string(): 1})).await;
+    let results = format!("/api/surveys/{slug}/results");
+    assert_eq!(app.owner_get(&token, &results).await.status(), 200);
+    // The running counts the results read instead of the responses (src/db/counts.rs).
+    app.execute_sql("DROP TABLE report_counts").await.unwrap();
+    log.take();
+
+    let failed = app.owner_get(&token, &results).await;
+    assert_eq!(failed.status(), 500);
+    let body: Value = failed.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "internal");
+    assert_eq!(
+        body["error"]["message"],
+        "internal error; the cause has been logged"
+    );
+    let body = body.to_string();
+    for cause in ["report_counts", "no such table", "database"] {
+        assert!(!body.contains(cause), "the body tells {cause:?}: {body}");
+    }
+
+    let captured = log.take();
+    let line = captured
+        .lines()
+        .find(|line| line.contains("request failed"))
+        .unwrap_or_else(|| panic!("no line for the failed request:\n{captured}"));
+    // The context, SQLite's message, then the source rusqlite keeps under it (the result
+    // code, "Error code 1: SQL logic error"), which no message above it repeats.
+    assert!(
+        line.contains("cause=database: no such table: report_counts: Error code 1: "),
+        "the line has the context and the cause's chain: {line}"
+    );
+    // Answers after the failure are as before: the error is this route's, not the server's.
+    assert_eq!(
+        error_code(app.owner_get(&token, "/api/surveys/no-such-survey").await).await,
+        "not_found"
+    );
 }
