@@ -26,7 +26,7 @@ pub const FREE_LOGIN_FAILURES: u64 = 5;
 /// The longest wait between attempts, however many failures: the owner is never locked out
 /// for longer than this.
 pub const MAX_LOGIN_DELAY_SECONDS: i64 = 15 * 60;
-/// How long a one-time sign-up link (first account or invitation) stays usable.
+/// How long a one-time sign-up link (the first account's or a colleague's) stays usable.
 pub const SIGNUP_LINK_SECONDS: i64 = 7 * 24 * 60 * 60;
 
 /// Unix seconds now; only ever used for researchers' sessions and links.
@@ -119,16 +119,16 @@ pub async fn prepare_setup_link(db: &Database) -> Result<Option<SecretToken>, Ap
     Ok(created.then_some(token))
 }
 
-/// A one-time link for a colleague to create their own account.
-pub async fn create_invitation(
+/// A one-time sign-up link with which a colleague creates their own account.
+pub async fn create_signup_link(
     db: &Database,
-    invited_by: ResearcherId,
+    issued_by: ResearcherId,
 ) -> Result<SecretToken, AppError> {
     let token = SecretToken::generate()?;
     let hash = token.hash();
     let expires_at = now_unix() + SIGNUP_LINK_SECONDS;
     db.write(move |connection| {
-        accounts::insert_invitation(connection, &hash, invited_by, expires_at)
+        accounts::insert_signup_link(connection, &hash, issued_by, expires_at)
     })
     .await?;
     Ok(token)

@@ -248,23 +248,24 @@ pub fn replace_setup_link(
     expires_at: i64,
 ) -> Result<(), AppError> {
     connection.rules().startup_lock(connection)?;
-    connection.execute("DELETE FROM signup_links WHERE invited_by IS NULL", ())?;
+    connection.execute("DELETE FROM signup_links WHERE issued_by IS NULL", ())?;
     connection.execute(
-        "INSERT INTO signup_links (token_hash, invited_by, expires_at) VALUES (?1, NULL, ?2)",
+        "INSERT INTO signup_links (token_hash, issued_by, expires_at) VALUES (?1, NULL, ?2)",
         params![token.as_bytes(), expires_at],
     )?;
     Ok(())
 }
 
-pub fn insert_invitation(
+/// A colleague's sign-up link, made by a signed-in researcher.
+pub fn insert_signup_link(
     connection: &Conn,
     token: &TokenHash,
-    invited_by: ResearcherId,
+    issued_by: ResearcherId,
     expires_at: i64,
 ) -> Result<(), AppError> {
     connection.execute(
-        "INSERT INTO signup_links (token_hash, invited_by, expires_at) VALUES (?1, ?2, ?3)",
-        params![token.as_bytes(), invited_by.get(), expires_at],
+        "INSERT INTO signup_links (token_hash, issued_by, expires_at) VALUES (?1, ?2, ?3)",
+        params![token.as_bytes(), issued_by.get(), expires_at],
     )?;
     Ok(())
 }

@@ -26,7 +26,7 @@ struct Migration {
     then: Option<DataStep>,
 }
 
-const MIGRATIONS: [Migration; 9] = [
+const MIGRATIONS: [Migration; 10] = [
     Migration {
         version: 1,
         sqlite: include_str!("../../migrations/sqlite/0001_initial.sql"),
@@ -81,10 +81,16 @@ const MIGRATIONS: [Migration; 9] = [
         postgres: include_str!("../../migrations/postgres/0009_disclosure.sql"),
         then: Some(release_existing_responses),
     },
+    Migration {
+        version: 10,
+        sqlite: include_str!("../../migrations/sqlite/0010_signup_link_issuer.sql"),
+        postgres: include_str!("../../migrations/postgres/0010_signup_link_issuer.sql"),
+        then: None,
+    },
 ];
 
 /// The schema version this binary writes.
-pub const LATEST_VERSION: u32 = 9;
+pub const LATEST_VERSION: u32 = 10;
 
 /// Brings the database to [`LATEST_VERSION`] in one transaction (all steps or none).
 pub fn migrate(connection: &Conn) -> Result<(), AppError> {

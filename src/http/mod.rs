@@ -325,7 +325,8 @@ fn workspace_routes(config: &mut web::ServiceConfig) {
         .service(resource("/account").get(w::account))
         .service(resource("/account/tokens").post(w::create_token))
         .service(resource("/account/tokens/{hash}/revoke").post(w::revoke_token))
-        .service(resource("/account/invitations").post(w::create_invitation));
+        .service(resource("/account/signup-links").post(w::create_signup_link))
+        .service(resource("/account/invitations").post(w::signup_links_moved));
 }
 
 /// A resource's routes, one method each; any other method is a JSON 405 whose `Allow`

@@ -122,7 +122,7 @@ async fn without_a_public_url_links_follow_the_requests_own_host_never_forwarded
     .await
     .unwrap();
     assert!(present.contains(&format!("http://{host}/s/{draft}")));
-    let account = page_with_forged_headers(&mut browser, "POST", "/account/invitations", &host)
+    let account = page_with_forged_headers(&mut browser, "POST", "/account/signup-links", &host)
         .await
         .text()
         .await
@@ -187,7 +187,7 @@ async fn a_public_url_fixes_links_qr_codes_and_the_secure_cookie_names_whatever_
         pages[0], pages[1],
         "the link and its QR code do not follow the request"
     );
-    let account = page_with_forged_headers(&mut browser, "POST", "/account/invitations", "x.org")
+    let account = page_with_forged_headers(&mut browser, "POST", "/account/signup-links", "x.org")
         .await
         .text()
         .await

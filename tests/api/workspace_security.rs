@@ -1,12 +1,14 @@
 //! The workspace's security: ownership on every route, CSRF, sign-in throttling, cookie
 //! flags, session expiry, one-time links, and hostile text rendered inert on every page.
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use crate::common::spawn_app;
+use crate::common::{spawn_app, spawn_app_in};
 use crate::workspace::{add_researcher, question_ids, signed_in, Browser, PASSWORD};
 use deniable::accounts::{self, now_unix};
 use deniable::db::accounts as stored_accounts;
+use deniable::db::DbLocation;
 use deniable::domain::{ResearcherId, SecretToken};
 
 /// Every route that names a survey and belongs to its owner: pages, actions, exports and
@@ -385,7 +387,7 @@ async fn a_session_ends_after_two_idle_hours_or_twelve_hours_in_all_and_at_sign_
 }
 
 #[tokio::test]
-async fn the_one_time_link_creates_the_first_account_once_and_invitations_create_more() {
+async fn the_one_time_link_creates_the_first_account_once_and_sign_up_links_create_more() {
     let app = spawn_app().await;
     let link = accounts::prepare_setup_link(&app.db)
         .await
@@ -433,17 +435,22 @@ async fn the_one_time_link_creates_the_first_account_once_and_invitations_create
         .unwrap()
         .is_none());
 
-    let account = browser.post_with_csrf("/account/invitations", &[]).await;
+    let page = browser.get_html("/account").await;
+    assert!(page.contains("Create a sign-up link for a colleague"));
+    let form = crate::workspace::form_fields(&page, "/account/signup-links");
+    let account = browser
+        .post_form("/account/signup-links", &pairs(&form))
+        .await;
     assert_eq!(account.status(), 200);
     let html = account.text().await.unwrap();
     let start = html.find("/setup/").unwrap();
-    let invitation = &html[start..start + "/setup/".len() + 43];
+    let signup_link = &html[start..start + "/setup/".len() + 43];
     let mut colleague = Browser::new(&app);
-    let page = colleague.get_html(invitation).await;
+    let page = colleague.get_html(signup_link).await;
     let form_token = crate::workspace::hidden_field(&page, "form_token");
     let joined = colleague
         .post_form(
-            invitation,
+            signup_link,
             &[
                 ("form_token", &form_token),
                 ("email", "colleague@example.org"),
@@ -454,6 +461,112 @@ async fn the_one_time_link_creates_the_first_account_once_and_invitations_create
         .await;
     assert_eq!(joined.status(), 303);
     assert_eq!(colleague.get("/surveys").await.status(), 200);
+}
+
+/// Migration 0010 renamed the column that names who issued a sign-up link: a colleague's link
+/// handed out before the upgrade still creates its account after it. The database goes
+/// back to version 9 by the exact inverse of that step (it only renames), on either engine.
+#[tokio::test]
+async fn a_sign_up_link_handed_out_before_migration_0010_still_creates_its_account_after_it() {
+    let directory = Arc::new(tempfile::tempdir().unwrap());
+    let app = spawn_app_in(Arc::clone(&directory)).await;
+    let mut owner = signed_in(&app, "owner@example.org").await;
+    let account = owner.post_with_csrf("/account/signup-links", &[]).await;
+    assert_eq!(account.status(), 200);
+    let html = account.text().await.unwrap();
+    let start = html.find("/setup/").unwrap();
+    let signup_link = html[start..start + "/setup/".len() + 43].to_owned();
+    let version_9 = match &app.db_location {
+        DbLocation::Sqlite(_) => vec![
+            "ALTER TABLE signup_links RENAME COLUMN issued_by TO invited_by",
+            "PRAGMA user_version = 9",
+        ],
+        DbLocation::Postgres(_) => vec![
+            "ALTER TABLE signup_links RENAME COLUMN issued_by TO invited_by",
+            "ALTER TABLE signup_links RENAME CONSTRAINT signup_links_issued_by_fkey \
+             TO signup_links_invited_by_fkey",
+            "UPDATE schema_version SET version = 9",
+        ],
+    };
+    for statement in version_9 {
+        app.execute_sql(statement).await.unwrap();
+    }
+    assert_eq!(
+        app.stored_value::<i64>("SELECT count(*) FROM signup_links WHERE invited_by IS NOT NULL")
+            .await,
+        1,
+        "the colleague's link, unused, in the schema of version 9"
+    );
+    drop(app.stop().await);
+
+    let app = spawn_app_in(directory).await;
+    assert_eq!(
+        app.stored_value::<i64>("SELECT count(*) FROM signup_links WHERE issued_by IS NOT NULL")
+            .await,
+        1,
+        "migrated: the row kept, its column renamed"
+    );
+    let mut colleague = Browser::new(&app);
+    let page = colleague.get_html(&signup_link).await;
+    let form_token = crate::workspace::hidden_field(&page, "form_token");
+    let joined = colleague
+        .post_form(
+            &signup_link,
+            &[
+                ("form_token", &form_token),
+                ("email", "colleague@example.org"),
+                ("password", PASSWORD),
+                ("password_again", PASSWORD),
+            ],
+        )
+        .await;
+    assert_eq!(joined.status(), 303);
+    assert_eq!(colleague.get("/surveys").await.status(), 200, "signed in");
+    assert_eq!(
+        Browser::new(&app).get(&signup_link).await.status(),
+        404,
+        "used up"
+    );
+}
+
+fn pairs(fields: &[(String, String)]) -> Vec<(&str, &str)> {
+    fields
+        .iter()
+        .map(|(name, value)| (name.as_str(), value.as_str()))
+        .collect()
+}
+
+/// An account page loaded before sign-up links had their own route posts to the old one:
+/// it is sent on, method and form kept, to the new route, which checks the CSRF token.
+#[tokio::test]
+async fn the_old_invitations_route_of_the_account_sends_its_form_on_to_the_sign_up_links() {
+    let app = spawn_app().await;
+    let mut browser = signed_in(&app, "owner@example.org").await;
+    let issued_by_colleagues = "SELECT count(*) FROM signup_links WHERE issued_by IS NOT NULL";
+
+    let csrf = browser.csrf().await;
+    let moved = browser
+        .post_form("/account/invitations", &[("csrf", &csrf)])
+        .await;
+    assert_eq!(moved.status(), 308, "the method and the form are kept");
+    assert_eq!(moved.headers()["location"], "/account/signup-links");
+    assert_eq!(app.stored_value::<i64>(issued_by_colleagues).await, 0);
+
+    // A client that follows the redirect, as browsers do: the new route checks the token.
+    browser.client = reqwest::Client::new();
+    let forged = browser
+        .post_form("/account/invitations", &[("csrf", "not-the-token")])
+        .await;
+    assert_eq!(forged.status(), 403);
+    assert_eq!(forged.url().path(), "/account/signup-links");
+    assert_eq!(app.stored_value::<i64>(issued_by_colleagues).await, 0);
+    let followed = browser
+        .post_form("/account/invitations", &[("csrf", &csrf)])
+        .await;
+    assert_eq!(followed.status(), 200);
+    assert_eq!(followed.url().path(), "/account/signup-links");
+    assert!(followed.text().await.unwrap().contains("/setup/"));
+    assert_eq!(app.stored_value::<i64>(issued_by_colleagues).await, 1);
 }
 
 const PAYLOADS: [&str; 3] = [

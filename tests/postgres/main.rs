@@ -143,7 +143,7 @@ async fn three_nodes_on_one_postgresql_share_every_survey_token_target_and_ackno
     assert_eq!(
         count(
             &url,
-            "SELECT count(*) FROM signup_links WHERE invited_by IS NULL"
+            "SELECT count(*) FROM signup_links WHERE issued_by IS NULL"
         ),
         1
     );

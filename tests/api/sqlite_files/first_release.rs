@@ -149,3 +149,49 @@ async fn surveys_of_the_first_release_are_english_with_nobody_named_after_migrat
         assert!(form_html(&app, slug).await.contains("<html lang=\"en\">"));
     }
 }
+
+/// An unused sign-up link that the first release's owner made for a colleague (its row as
+/// that release stored it, `invited_by` naming the owner) creates the colleague's account
+/// once the file has gone through every migration (0010 renames the column).
+#[tokio::test]
+async fn a_colleagues_sign_up_link_made_by_the_first_release_still_creates_the_account() {
+    let directory = Arc::new(tempfile::tempdir().unwrap());
+    let file = directory.path().join("deniable.db");
+    std::fs::copy(format!("{FIXTURE}/deniable.db"), &file).unwrap();
+    let link = deniable::domain::SecretToken::generate().unwrap();
+    let old = rusqlite::Connection::open(&file).unwrap();
+    old.execute(
+        "INSERT INTO signup_links (token_hash, invited_by, expires_at)
+         SELECT ?1, id, ?2 FROM researchers WHERE email = 'owner@example.org'",
+        rusqlite::params![
+            link.hash().as_bytes(),
+            deniable::accounts::now_unix() + 3600
+        ],
+    )
+    .unwrap();
+    drop(old);
+
+    let app = spawn_app_in(directory).await;
+    let issuer: i64 = app
+        .inspect()
+        .query_row("SELECT issued_by FROM signup_links", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(issuer, 1, "the owner's id, kept");
+    let path = format!("/setup/{}", link.expose());
+    let mut colleague = Browser::new(&app);
+    let page = colleague.get_html(&path).await;
+    let form_token = crate::workspace::hidden_field(&page, "form_token");
+    let joined = colleague
+        .post_form(
+            &path,
+            &[
+                ("form_token", &form_token),
+                ("email", "colleague@example.org"),
+                ("password", PASSWORD),
+                ("password_again", PASSWORD),
+            ],
+        )
+        .await;
+    assert_eq!(joined.status(), 303);
+    assert_eq!(colleague.get("/surveys").await.status(), 200, "signed in");
+}
