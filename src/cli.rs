@@ -19,7 +19,8 @@ use crate::error::AppError;
 use crate::http::{PublicUrl, Settings};
 use crate::serve;
 use crate::simulate::{simulate_on, SimulationPlan, SimulationTarget, Truth};
-use crate::{accounts, invitations, verify};
+use crate::services::{accounts, invitations};
+use crate::verify;
 
 #[derive(Debug, Parser)]
 #[command(

@@ -7,7 +7,7 @@ use actix_web::http::header;
 use actix_web::{web, FromRequest, HttpRequest};
 use futures_util::future::LocalBoxFuture;
 
-use crate::accounts::{now_unix, SESSION_IDLE_SECONDS, SESSION_TOUCH_SECONDS};
+use crate::services::accounts::{now_unix, SESSION_IDLE_SECONDS, SESSION_TOUCH_SECONDS};
 use crate::db::Database;
 use crate::domain::{CsrfToken, ResearcherId, SecretToken, TokenHash};
 use crate::error::{AppError, PageError};

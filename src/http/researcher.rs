@@ -18,7 +18,8 @@ use crate::domain::{
 use crate::error::{AppError, ErrorBody};
 use crate::export::{stream_export, ExportFormat};
 use crate::live::Releases;
-use crate::{invitations, joint, results};
+use crate::services::invitations;
+use crate::{joint, results};
 
 /// Results, exports and codebooks are the owner's private data: no browser or proxy may
 /// keep a copy (a shared machine, a caching proxy, the back button after signing out).

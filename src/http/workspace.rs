@@ -23,7 +23,7 @@ use serde::Deserialize;
 
 use super::auth::{self, Session, SignedIn};
 use super::rate_limit::LoginAllowed;
-use crate::accounts::{self, SESSION_ABSOLUTE_SECONDS};
+use crate::services::accounts::{self, SESSION_ABSOLUTE_SECONDS};
 use crate::db::queries::SurveySummary;
 use crate::db::Database;
 use crate::domain::{

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use actix_web::dev::ServerHandle;
-use deniable::accounts;
+use deniable::services::accounts;
 use deniable::db::sql::FromValue;
 use deniable::db::{Database, DbLocation};
 use deniable::domain::{Email, Password};

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use deniable::accounts;
+use deniable::services::accounts;
 use deniable::domain::{Email, Password};
 use reqwest::header::{COOKIE, SET_COOKIE};
 use reqwest::redirect::Policy;

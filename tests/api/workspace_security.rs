@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use crate::common::spawn_app;
 use crate::workspace::{add_researcher, question_ids, signed_in, Browser, PASSWORD};
-use deniable::accounts::{self, now_unix};
+use deniable::services::accounts::{self, now_unix};
 use deniable::db::accounts as stored_accounts;
 use deniable::domain::{ResearcherId, SecretToken};
 

@@ -19,7 +19,7 @@ use crate::domain::{InvitationCount, QuestionType, Slug, Survey, SurveyStatus};
 use crate::error::AppError;
 use crate::http::auth::SignedIn;
 use crate::http::researcher;
-use crate::invitations;
+use crate::services::invitations;
 use crate::live::Releases;
 use crate::results::{
     respondents_needed_within, survey_planned_sizes, IntervalBounds, Intervals, MeanResults,
