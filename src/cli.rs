@@ -18,8 +18,8 @@ use crate::domain::{
 use crate::error::AppError;
 use crate::http::{PublicUrl, Settings};
 use crate::serve;
+use crate::services::{accounts, invitations, surveys};
 use crate::simulate::{simulate_on, SimulationPlan, SimulationTarget, Truth};
-use crate::services::{accounts, invitations};
 use crate::verify;
 
 #[derive(Debug, Parser)]
@@ -431,7 +431,7 @@ pub async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 .map_err(|e| format!("{} is not a survey definition: {e}", file.display()))?;
             let definition = SurveyDefinition::parse(input)?;
             let db = database.open_existing()?;
-            let survey = accounts::create_survey(&db, Email::parse(&owner)?, definition).await?;
+            let survey = surveys::create_draft_for(&db, Email::parse(&owner)?, definition).await?;
             println!(
                 "Created draft survey {slug}; open it with `deniable survey open {slug}`. \
                  Respondents will answer at /s/{slug}",
@@ -515,7 +515,7 @@ async fn change_status(
 ) -> Result<Survey, Box<dyn std::error::Error>> {
     let slug = Slug::parse(slug)?;
     let db = database.open_existing()?;
-    match accounts::change_survey_status(&db, slug.clone(), from, to).await {
+    match surveys::change_status_as_operator(&db, slug.clone(), from, to).await {
         Err(AppError::NotFound(_)) => Err(format!(
             "no survey {slug} in {}; `deniable survey create` makes one",
             database.db

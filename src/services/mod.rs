@@ -3,4 +3,9 @@
 //! invitation needs). Handlers parse and render; these decide.
 
 pub mod accounts;
+pub mod exports;
 pub mod invitations;
+pub mod releases;
+pub mod responses;
+pub mod results;
+pub mod surveys;

@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use crate::common::spawn_app;
 use crate::workspace::{add_researcher, question_ids, signed_in, Browser, PASSWORD};
-use deniable::services::accounts::{self, now_unix};
 use deniable::db::accounts as stored_accounts;
 use deniable::domain::{ResearcherId, SecretToken};
+use deniable::services::accounts::{self, now_unix};
 
 /// Every route that names a survey and belongs to its owner: pages, actions, exports and
 /// the API. A new owner-only route must be added here (the test below checks the router).
