@@ -11,6 +11,7 @@ mod public_definition;
 pub use public_definition::{PublicDefinition, PublicQuestion};
 pub mod public_url;
 mod rate_limit;
+mod service_error;
 mod static_files;
 pub use pages::form::{form_headers, form_page, FormPage};
 pub use static_files::{built_in, built_in_names};

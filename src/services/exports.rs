@@ -5,6 +5,7 @@ use futures_util::stream::Stream;
 
 use super::results::{covering, refuse_while_blinded};
 use super::surveys::find_owned;
+use super::ServiceError;
 use crate::codebook::{self, Codebook};
 use crate::db::Database;
 use crate::domain::{ResearcherId, Survey, SurveyStatus};
@@ -18,17 +19,12 @@ pub async fn owned_export(
     slug: &str,
     owner: ResearcherId,
     format: ExportFormat,
-) -> Result<(Survey, impl Stream<Item = Result<Bytes, AppError>>), AppError> {
+) -> Result<(Survey, impl Stream<Item = Result<Bytes, AppError>>), ServiceError> {
     let survey = find_owned(db, slug, owner).await?;
     refuse_while_blinded(&survey, "its export")?;
     if survey.shows_released_only() && survey.status != SurveyStatus::Closed {
         // Each export would tell which responses arrived since the last: one row apiece.
-        return Err(AppError::conflict(
-            "export_withheld",
-            "a survey with grouping questions or invitations exports once it has closed, its \
-             released responses only: while it is open, comparing two exports would show \
-             each new response's rows",
-        ));
+        return Err(ServiceError::ExportWithheld);
     }
     let rows = stream_export(db.clone(), &survey, format, covering(&survey))?;
     Ok((survey, rows))
@@ -39,7 +35,7 @@ pub async fn owned_codebook(
     db: &Database,
     slug: &str,
     owner: ResearcherId,
-) -> Result<Codebook, AppError> {
+) -> Result<Codebook, ServiceError> {
     let survey = find_owned(db, slug, owner).await?;
-    codebook::describe(&survey)
+    Ok(codebook::describe(&survey)?)
 }

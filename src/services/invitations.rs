@@ -1,5 +1,6 @@
 //! Single-use invitations: created in bulk for a mail merge, shared by the API and the CLI.
 
+use super::ServiceError;
 use crate::db::Database;
 use crate::domain::{InvitationCode, InvitationCount, Slug, Survey};
 use crate::error::AppError;
@@ -18,13 +19,9 @@ pub async fn create(
     db: &Database,
     survey: &Survey,
     count: InvitationCount,
-) -> Result<NewInvitations, AppError> {
+) -> Result<NewInvitations, ServiceError> {
     if !survey.requires_invitation {
-        return Err(AppError::conflict(
-            "invitations_not_required",
-            "this survey was created without `requires_invitation`, so anyone with the link \
-             can answer; invitations would not restrict anything",
-        ));
+        return Err(ServiceError::InvitationsNotRequired);
     }
     let codes = (0..count.get())
         .map(|_| InvitationCode::generate())

@@ -1,17 +1,17 @@
 //! What respondents reach of a survey: an open or closed one (a draft is a 404 to them),
 //! and what is stored under a receipt.
 
+use super::ServiceError;
 use crate::db::responses::StoredAnswers;
 use crate::db::Database;
 use crate::domain::{RecordId, Slug, Survey};
-use crate::error::AppError;
 
 /// A survey as respondents may see it: drafts are nobody's business but their owner's
 /// (who previews them from the workspace).
-pub async fn find_for_respondents(db: &Database, slug: Slug) -> Result<Survey, AppError> {
+pub async fn find_for_respondents(db: &Database, slug: Slug) -> Result<Survey, ServiceError> {
     db.find_survey_for_respondents(slug)
         .await?
-        .ok_or(AppError::NotFound("survey"))
+        .ok_or(ServiceError::NotFound("survey"))
 }
 
 /// The stored reports and grouping answers a receipt names: a 404 when there are none.
@@ -19,8 +19,8 @@ pub async fn look_up_response(
     db: &Database,
     slug: Slug,
     record_id: RecordId,
-) -> Result<StoredAnswers, AppError> {
+) -> Result<StoredAnswers, ServiceError> {
     db.look_up_response(slug, record_id)
         .await?
-        .ok_or(AppError::NotFound("response"))
+        .ok_or(ServiceError::NotFound("response"))
 }

@@ -2,10 +2,10 @@
 //! released ones; docs/design.md, invariant 11), breakdowns, cross-tabulations, and the
 //! refusals while a survey is blinded or withholds its results until it closes.
 
+use super::ServiceError;
 use crate::breakdown::{self, Breakdown};
 use crate::db::{responses, Database};
 use crate::domain::{ResearcherId, Slug, Survey};
-use crate::error::AppError;
 use crate::joint;
 use crate::live::Releases;
 use crate::results::{self, Asked, SurveyResults};
@@ -19,7 +19,7 @@ pub async fn owned_results(
     slug: &str,
     researcher: ResearcherId,
     asked: Asked,
-) -> Result<(Survey, SurveyResults), AppError> {
+) -> Result<(Survey, SurveyResults), ServiceError> {
     let (survey, tallies) = db
         .owned_survey_with_counts(Slug::parse(slug)?, researcher)
         .await?;
@@ -40,7 +40,7 @@ pub async fn owned_live_results(
     slug: &str,
     researcher: ResearcherId,
     asked: Asked,
-) -> Result<(Survey, SurveyResults), AppError> {
+) -> Result<(Survey, SurveyResults), ServiceError> {
     let (survey, tallies) = db
         .owned_survey_with_counts(Slug::parse(slug)?, researcher)
         .await?;
@@ -56,30 +56,18 @@ pub async fn owned_live_results(
 
 /// 409 `results_after_close`: a survey defined with `results_after_close` shows nothing
 /// computed from its reports until it closes.
-pub fn refuse_until_close(survey: &Survey, what: &str) -> Result<(), AppError> {
+pub fn refuse_until_close(survey: &Survey, what: &'static str) -> Result<(), ServiceError> {
     if survey.results_withheld_until_close() {
-        return Err(AppError::conflict(
-            "results_after_close",
-            format!(
-                "this survey shows no figure computed from its reports until it closes \
-                 (results_after_close): {what} is withheld until then"
-            ),
-        ));
+        return Err(ServiceError::ResultsAfterClose { what });
     }
     Ok(())
 }
 
 /// 409 `blinded`: a survey fixed in advance shows nothing computed from its reports while
 /// it is open (docs/design.md, "Which interval is primary").
-pub fn refuse_while_blinded(survey: &Survey, what: &str) -> Result<(), AppError> {
+pub fn refuse_while_blinded(survey: &Survey, what: &'static str) -> Result<(), ServiceError> {
     if survey.is_blinded() {
-        return Err(AppError::conflict(
-            "blinded",
-            format!(
-                "this survey was fixed in advance and is blinded until it closes: {what} is \
-                 withheld until then (or until its owner unblinds it, which is recorded)"
-            ),
-        ));
+        return Err(ServiceError::Blinded { what });
     }
     Ok(())
 }
@@ -102,7 +90,7 @@ pub async fn owned_joint(
     researcher: ResearcherId,
     pair: &str,
     confidence: Option<f64>,
-) -> Result<joint::JointResults, AppError> {
+) -> Result<joint::JointResults, ServiceError> {
     let confidence = results::parse_confidence(confidence)?;
     let (first, second) = joint::parse_pair(pair)?;
     let slug = Slug::parse(slug)?;
@@ -113,7 +101,7 @@ pub async fn owned_joint(
     let (survey_id, ids, covering) = (survey.id, (one.id, two.id), covering(&survey));
     let sizes = (one.design.reports(), two.design.reports());
     let table = db.report_pairs(survey_id, ids, sizes, covering).await?;
-    joint::compute(&survey, &one, &two, &table, confidence)
+    Ok(joint::compute(&survey, &one, &two, &table, confidence)?)
 }
 
 /// An owned survey's breakdown by one of its grouping questions, from its released cells
@@ -125,7 +113,7 @@ pub async fn owned_breakdown(
     researcher: ResearcherId,
     by: i64,
     confidence: Option<f64>,
-) -> Result<Breakdown, AppError> {
+) -> Result<Breakdown, ServiceError> {
     let confidence = results::parse_confidence(confidence)?;
     let slug = Slug::parse(slug)?;
     let survey = db.owned_survey(slug, researcher).await?;
@@ -134,12 +122,9 @@ pub async fn owned_breakdown(
         .iter()
         .find(|grouping| grouping.id.get() == by)
         .cloned()
-        .ok_or_else(|| {
-            AppError::invalid(
-                "not_a_grouping_question",
-                format!("this survey has no grouping question with id {by}"),
-            )
-        })?;
+        .ok_or(ServiceError::NotAGroupingQuestion { id: by })?;
     let released = releases.released(db, &survey).await?;
-    breakdown::compute(&survey, &grouping, &released, confidence)
+    Ok(breakdown::compute(
+        &survey, &grouping, &released, confidence,
+    )?)
 }

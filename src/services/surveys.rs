@@ -2,17 +2,17 @@
 //! else's survey is a 404, like one that does not exist), created, opened, closed,
 //! unblinded, deleted. The API and the pages call the same functions.
 
+use super::ServiceError;
 use crate::db::Database;
 use crate::domain::{Email, ResearcherId, Slug, Survey, SurveyDefinition, SurveyStatus};
-use crate::error::AppError;
 
 /// The owner's survey named by `slug` as a path gives it.
 pub async fn find_owned(
     db: &Database,
     slug: &str,
     owner: ResearcherId,
-) -> Result<Survey, AppError> {
-    db.owned_survey(Slug::parse(slug)?, owner).await
+) -> Result<Survey, ServiceError> {
+    Ok(db.owned_survey(Slug::parse(slug)?, owner).await?)
 }
 
 /// A new draft under a slug drawn from its title.
@@ -20,9 +20,9 @@ pub async fn create_draft(
     db: &Database,
     owner: ResearcherId,
     definition: SurveyDefinition,
-) -> Result<Survey, AppError> {
+) -> Result<Survey, ServiceError> {
     let slug = Slug::generate(definition.title())?;
-    db.create_draft(owner, slug, definition).await
+    Ok(db.create_draft(owner, slug, definition).await?)
 }
 
 /// Moves an owned survey from `from` to `to` (409 from any other status); closing erases
@@ -33,29 +33,35 @@ pub async fn change_status(
     owner: ResearcherId,
     from: SurveyStatus,
     to: SurveyStatus,
-) -> Result<Survey, AppError> {
-    db.change_status(Slug::parse(slug)?, owner, from, to).await
+) -> Result<Survey, ServiceError> {
+    Ok(db
+        .change_status(Slug::parse(slug)?, owner, from, to)
+        .await?)
 }
 
 /// A draft starts collecting; ε can no longer change.
-pub async fn open(db: &Database, slug: &str, owner: ResearcherId) -> Result<Survey, AppError> {
+pub async fn open(db: &Database, slug: &str, owner: ResearcherId) -> Result<Survey, ServiceError> {
     change_status(db, slug, owner, SurveyStatus::Draft, SurveyStatus::Open).await
 }
 
 /// An open survey stops collecting for good.
-pub async fn close(db: &Database, slug: &str, owner: ResearcherId) -> Result<Survey, AppError> {
+pub async fn close(db: &Database, slug: &str, owner: ResearcherId) -> Result<Survey, ServiceError> {
     change_status(db, slug, owner, SurveyStatus::Open, SurveyStatus::Closed).await
 }
 
 /// An open survey fixed in advance shows its estimates before its stopping rule closes it;
 /// recorded for good.
-pub async fn unblind(db: &Database, slug: &str, owner: ResearcherId) -> Result<Survey, AppError> {
-    db.unblind(Slug::parse(slug)?, owner).await
+pub async fn unblind(
+    db: &Database,
+    slug: &str,
+    owner: ResearcherId,
+) -> Result<Survey, ServiceError> {
+    Ok(db.unblind(Slug::parse(slug)?, owner).await?)
 }
 
 /// Deletes an owned survey of any status with all its responses and invitations, gone from
 /// every file before this returns.
-pub async fn delete(db: &Database, slug: Slug, owner: ResearcherId) -> Result<(), AppError> {
+pub async fn delete(db: &Database, slug: Slug, owner: ResearcherId) -> Result<(), ServiceError> {
     db.delete_survey(slug, owner).await?;
     Ok(())
 }
@@ -65,11 +71,11 @@ pub async fn create_draft_for(
     db: &Database,
     owner: Email,
     definition: SurveyDefinition,
-) -> Result<Survey, AppError> {
+) -> Result<Survey, ServiceError> {
     let owner = db
         .researcher_by_email(owner)
         .await?
-        .ok_or(AppError::NotFound("researcher"))?;
+        .ok_or(ServiceError::NotFound("researcher"))?;
     create_draft(db, owner, definition).await
 }
 
@@ -81,8 +87,8 @@ pub async fn change_status_as_operator(
     slug: Slug,
     from: SurveyStatus,
     to: SurveyStatus,
-) -> Result<Survey, AppError> {
+) -> Result<Survey, ServiceError> {
     // Closing erases the survey's private key: gone from the WAL too before the answer,
     // as on the API and the workspace's button.
-    db.change_status_as_owner(slug, from, to).await
+    Ok(db.change_status_as_owner(slug, from, to).await?)
 }

@@ -14,6 +14,7 @@ use crate::explain::report_label;
 use crate::http::api::docs::SlugPath;
 use crate::i18n::{catalog, escape, Catalog};
 use crate::services::responses::look_up_response;
+use crate::services::ServiceError;
 
 #[derive(Template)]
 #[template(path = "receipt.html")]
@@ -180,13 +181,13 @@ pub async fn receipt_action(
             Ok(_) => ReceiptOutcome::ConfirmWithdrawal {
                 receipt: receipt.expose().to_owned(),
             },
-            Err(AppError::NotFound(_)) => ReceiptOutcome::NotFound,
-            Err(other) => return Err(on_page(other)),
+            Err(ServiceError::NotFound(_)) => ReceiptOutcome::NotFound,
+            Err(other) => return Err(on_page(other.into())),
         },
         ReceiptAction::View => match look_up_response(&db, slug, record_id).await {
             Ok((reports, groupings)) => found(&survey, record_id, &reports, &groupings),
-            Err(AppError::NotFound(_)) => ReceiptOutcome::NotFound,
-            Err(other) => return Err(on_page(other)),
+            Err(ServiceError::NotFound(_)) => ReceiptOutcome::NotFound,
+            Err(other) => return Err(on_page(other.into())),
         },
     };
     ReceiptPage::render_with(&survey, outcome)

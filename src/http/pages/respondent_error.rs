@@ -25,7 +25,9 @@ pub(crate) async fn find_survey_page(
         language: browser_language(request),
     };
     let slug = Slug::parse(slug).map_err(on_page)?;
-    find_for_respondents(db, slug).await.map_err(on_page)
+    find_for_respondents(db, slug)
+        .await
+        .map_err(|error| on_page(error.into()))
 }
 
 /// The language the browser prefers among the form's, from `Accept-Language`.
