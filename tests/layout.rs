@@ -1,7 +1,8 @@
 //! The storage seam holds (issue 33, docs/contributing.md "Where code goes"): storage modules
 //! import one another in one direction only, nothing outside the engine folders branches on
-//! the engine, and handlers ask storage by meaning instead of holding a connection. Read
-//! from the source, so a change that breaks the seam fails here with the file that did.
+//! the engine, and handlers ask storage by meaning instead of holding a connection; the
+//! HTTP layer's modules, too, import in one direction only (issue 34). Read from the
+//! source, so a change that breaks the seam fails here with the file that did.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
