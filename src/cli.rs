@@ -18,8 +18,9 @@ use crate::domain::{
 use crate::error::AppError;
 use crate::http::{PublicUrl, Settings};
 use crate::serve;
+use crate::services::{accounts, invitations, surveys};
 use crate::simulate::{simulate_on, SimulationPlan, SimulationTarget, Truth};
-use crate::{accounts, invitations, verify};
+use crate::verify;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -430,7 +431,9 @@ pub async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 .map_err(|e| format!("{} is not a survey definition: {e}", file.display()))?;
             let definition = SurveyDefinition::parse(input)?;
             let db = database.open_existing()?;
-            let survey = accounts::create_survey(&db, Email::parse(&owner)?, definition).await?;
+            let survey = surveys::create_draft_for(&db, Email::parse(&owner)?, definition)
+                .await
+                .map_err(AppError::from)?;
             println!(
                 "Created draft survey {slug}; open it with `deniable survey open {slug}`. \
                  Respondents will answer at /s/{slug}",
@@ -470,7 +473,9 @@ pub async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 .read(move |connection| queries::find_survey(connection, &lookup))
                 .await?
                 .ok_or(AppError::NotFound("survey"))?;
-            let created = invitations::create(&db, &survey, count).await?;
+            let created = invitations::create(&db, &survey, count)
+                .await
+                .map_err(AppError::from)?;
             print!("{}", invitations::csv(url.origin(), &slug, &created));
             eprintln!(
                 "{} invitations created for {slug}; every link pins the survey key {}.",
@@ -514,7 +519,10 @@ async fn change_status(
 ) -> Result<Survey, Box<dyn std::error::Error>> {
     let slug = Slug::parse(slug)?;
     let db = database.open_existing()?;
-    match accounts::change_survey_status(&db, slug.clone(), from, to).await {
+    match surveys::change_status_as_operator(&db, slug.clone(), from, to)
+        .await
+        .map_err(AppError::from)
+    {
         Err(AppError::NotFound(_)) => Err(format!(
             "no survey {slug} in {}; `deniable survey create` makes one",
             database.db

@@ -1,7 +1,6 @@
 //! Deniable: surveys on sensitive yes/no questions, with randomized response on the
 //! respondent's device. The server only ever holds deniable reports.
 
-pub mod accounts;
 pub mod breakdown;
 pub mod cli;
 pub mod codebook;
@@ -13,10 +12,10 @@ pub mod explain;
 pub mod export;
 pub mod http;
 pub mod i18n;
-pub mod invitations;
 pub mod joint;
 pub mod live;
 pub mod results;
 pub mod serve;
+pub mod services;
 pub mod simulate;
 pub mod verify;

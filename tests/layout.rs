@@ -1,7 +1,8 @@
 //! The storage seam holds (issue 33, docs/contributing.md "Where code goes"): storage modules
 //! import one another in one direction only, nothing outside the engine folders branches on
-//! the engine, and handlers ask storage by meaning instead of holding a connection. Read
-//! from the source, so a change that breaks the seam fails here with the file that did.
+//! the engine, and handlers ask storage by meaning instead of holding a connection; the
+//! HTTP layer's modules, too, import in one direction only (issue 34). Read from the
+//! source, so a change that breaks the seam fails here with the file that did.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -44,11 +45,12 @@ fn source(relative: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(relative)
 }
 
-/// `src/db`'s modules (`sqlite/writer`, `queries`, …) and the sibling modules each one names,
-/// through `super::…` or `crate::db::…`. A folder's `mod.rs` only declares and re-exports,
-/// so it is no module of its own here: a name re-exported there counts as the folder.
-fn storage_imports() -> BTreeMap<String, BTreeSet<String>> {
-    let root = source("src/db");
+/// The modules of a folder of `src/` (`src/db`: `sqlite/writer`, `queries`, …) and the
+/// sibling modules each one names, through `super::…` or `crate::{folder}::…`. A folder's
+/// `mod.rs` only declares and re-exports, so it is no module of its own here: a name
+/// re-exported there counts as the folder.
+fn imports_within(folder: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let root = source(&format!("src/{folder}"));
     let modules: BTreeMap<String, PathBuf> = rust_files(&root)
         .into_iter()
         .filter(|path| path.file_name().unwrap() != "mod.rs")
@@ -62,8 +64,9 @@ fn storage_imports() -> BTreeMap<String, BTreeSet<String>> {
             (module, path)
         })
         .collect();
-    let relative = Regex::new(r"\b((?:super::)+)(\{[^}]*\}|[a-z_]+)").unwrap();
-    let absolute = Regex::new(r"crate::db::([a-z_]+)(?:::([a-z_]+))?").unwrap();
+    // `super::…::{a, b}` or `super::…::name`: every path it names, as segments.
+    let relative = Regex::new(r"\b((?:super::)+)((?:[a-z_]+::)*)(\{[^}]*\}|[a-z_]+)").unwrap();
+    let absolute = Regex::new(&format!(r"crate::{folder}::([a-z_]+)(?:::([a-z_]+))?")).unwrap();
     let mut imports = BTreeMap::new();
     for (module, path) in &modules {
         let code = code(path);
@@ -78,22 +81,27 @@ fn storage_imports() -> BTreeMap<String, BTreeSet<String>> {
         };
         for capture in relative.captures_iter(&code) {
             let ups = capture[1].matches("super").count();
-            let base = parts[..parts.len().saturating_sub(ups)].join("/");
-            let names: Vec<String> = if capture[2].starts_with('{') {
-                capture[2]
+            let base: Vec<&str> = parts[..parts.len().saturating_sub(ups)].to_vec();
+            let prefix: Vec<&str> = capture[2].split("::").filter(|s| !s.is_empty()).collect();
+            let items: Vec<&str> = if capture[3].starts_with('{') {
+                capture[3]
                     .trim_matches(|c| c == '{' || c == '}')
                     .split(',')
-                    .map(|n| n.trim().split("::").next().unwrap().to_owned())
+                    .map(str::trim)
                     .collect()
             } else {
-                vec![capture[2].to_owned()]
+                vec![&capture[3]]
             };
-            for n in names {
-                name(vec![if base.is_empty() {
-                    n
-                } else {
-                    format!("{base}/{n}")
-                }]);
+            for item in items {
+                let mut segments = base.clone();
+                segments.extend(&prefix);
+                segments.extend(item.split("::").filter(|s| *s != "self"));
+                // The longest path that is a module: `form::preview_html` names `form`.
+                let candidates = (base.len() + 1..=segments.len())
+                    .rev()
+                    .map(|end| segments[..end].join("/"))
+                    .collect();
+                name(candidates);
             }
         }
         for capture in absolute.captures_iter(&code) {
@@ -140,7 +148,7 @@ fn circle(imports: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
 
 #[test]
 fn storage_modules_import_one_another_in_one_direction_only() {
-    let imports = storage_imports();
+    let imports = imports_within("db");
     assert!(imports.contains_key("queries") && imports.contains_key("sqlite/writer"));
     assert!(
         imports["closing"].contains("releases"),
@@ -148,6 +156,20 @@ fn storage_modules_import_one_another_in_one_direction_only() {
         imports["closing"]
     );
     assert_eq!(circle(&imports), None, "an import circle in src/db/");
+}
+
+/// Handlers, extractors and the OpenAPI document import in one direction only: the
+/// document names the handlers, the handlers name what they share (`api/docs`, `extract`),
+/// never the document.
+#[test]
+fn http_modules_import_one_another_in_one_direction_only() {
+    let imports = imports_within("http");
+    assert!(
+        imports["openapi"].contains("api/surveys") && imports["pages/results"].contains("extract"),
+        "the reading of imports found the document's and a page's: {:?}",
+        imports["openapi"]
+    );
+    assert_eq!(circle(&imports), None, "an import circle in src/http/");
 }
 
 #[test]

@@ -2,7 +2,7 @@
 
 use super::accounts::{self, LiveSession};
 use super::Database;
-use crate::domain::{ResearcherId, TokenHash};
+use crate::domain::{Email, ResearcherId, TokenHash};
 use crate::error::AppError;
 
 impl Database {
@@ -66,5 +66,16 @@ impl Database {
     ) -> Result<(), AppError> {
         self.write(move |connection| accounts::revoke_token(connection, researcher, &token))
             .await
+    }
+
+    /// The researcher with this e-mail, if there is one.
+    pub async fn researcher_by_email(
+        &self,
+        email: Email,
+    ) -> Result<Option<ResearcherId>, AppError> {
+        self.read(move |connection| {
+            Ok(accounts::researcher_id(connection, &email)?.map(ResearcherId::from_stored))
+        })
+        .await
     }
 }

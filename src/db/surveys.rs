@@ -9,12 +9,13 @@ use std::sync::Arc;
 
 use super::counts::QuestionCounts;
 use super::queries::{self, SurveySummary};
+use super::redemptions;
 use super::releases::{ReleaseState, ReleasedCell, StoredRelease};
 use super::responses::{self, Covering};
 use super::Database;
 use crate::domain::{
-    DefinedQuestion, QuestionId, ResearcherId, Slug, StoppingRule, Survey, SurveyDefinition,
-    SurveyDetails, SurveyId, SurveyIntro, SurveyStatus,
+    DefinedQuestion, InvitationHash, InvitationKey, QuestionId, ResearcherId, Slug, StoppingRule,
+    Survey, SurveyDefinition, SurveyDetails, SurveyId, SurveyIntro, SurveyStatus,
 };
 use crate::error::AppError;
 
@@ -42,6 +43,31 @@ pub enum Rearrangement {
 }
 
 impl Database {
+    /// Stores new invitations' hashes for a survey and returns its key (made on first use),
+    /// which every invitation's link pins; 409 `survey_closed` once its key is erased.
+    pub async fn add_invitations(
+        &self,
+        survey_id: SurveyId,
+        hashes: Vec<InvitationHash>,
+    ) -> Result<InvitationKey, AppError> {
+        self.write(move |connection| {
+            // Checked in the transaction: a closed survey's key is erased, so no link made
+            // now could ever be redeemed.
+            let status = redemptions::survey_status(connection, survey_id)?;
+            if status == SurveyStatus::Closed {
+                return Err(AppError::conflict(
+                    "survey_closed",
+                    "this survey is closed: its key is erased, so no invitation could be \
+                     redeemed",
+                ));
+            }
+            let key = redemptions::ensure_key(connection, survey_id)?;
+            redemptions::insert_invitations(connection, survey_id, &hashes)?;
+            Ok(key)
+        })
+        .await
+    }
+
     /// The survey `owner` owns under `slug`; 404 for anyone else, as if it did not exist.
     pub async fn owned_survey(&self, slug: Slug, owner: ResearcherId) -> Result<Survey, AppError> {
         self.read(move |connection| {

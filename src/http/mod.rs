@@ -1,22 +1,20 @@
 //! The HTTP layer: routes, middleware and extractor error handling.
 //! Handlers extract, parse into domain types, call the database, render.
 
+mod api;
 pub mod auth;
 mod body_deadline;
+pub mod extract;
 pub mod openapi;
+mod pages;
 mod public_definition;
 pub use public_definition::{PublicDefinition, PublicQuestion};
 pub mod public_url;
 mod rate_limit;
-mod redemptions;
-mod releases;
-mod researcher;
-mod respondent;
+mod service_error;
 mod static_files;
+pub use pages::form::{form_headers, form_page, FormPage};
 pub use static_files::{built_in, built_in_names};
-mod survey_form;
-pub use survey_form::{form_headers, form_page, FormPage};
-mod workspace;
 
 use std::net::TcpListener;
 use std::num::NonZeroU32;
@@ -218,71 +216,72 @@ fn routes(config: &mut web::ServiceConfig, static_dir: Option<PathBuf>) {
             NO_BODY,
         ))
         .service(limited(
-            resource("/s/{slug}").get(respondent::form),
+            resource("/s/{slug}").get(pages::form::form),
             NO_BODY,
         ))
         .service(limited(
-            resource("/api/surveys").post(researcher::create_survey),
+            resource("/api/surveys").post(api::surveys::create_survey),
             DEFINITION_LIMIT_BYTES,
         ))
         .service(limited(
             resource("/api/surveys/{slug}")
-                .get(respondent::definition)
-                .delete(researcher::delete_survey),
+                .get(api::responses::definition)
+                .delete(api::surveys::delete_survey),
             NO_BODY,
         ))
         .service(limited(
-            resource("/api/surveys/{slug}/responses").post(respondent::submit),
+            resource("/api/surveys/{slug}/responses").post(api::responses::submit),
             SUBMISSION_LIMIT_BYTES,
         ))
         .service(limited(
-            resource("/api/surveys/{slug}/redemptions").post(redemptions::redeem),
+            resource("/api/surveys/{slug}/redemptions").post(api::redemptions::redeem),
             SMALL_LIMIT_BYTES,
         ))
         .service(limited(
-            resource("/api/surveys/{slug}/responses/lookup").post(respondent::lookup_response),
+            resource("/api/surveys/{slug}/responses/lookup").post(api::responses::lookup_response),
             SMALL_LIMIT_BYTES,
         ))
         .service(limited(
-            resource("/api/surveys/{slug}/responses/withdraw").post(respondent::withdraw_response),
+            resource("/api/surveys/{slug}/responses/withdraw")
+                .post(api::responses::withdraw_response),
             SMALL_LIMIT_BYTES,
         ))
         .service(limited(
             resource("/s/{slug}/receipt")
-                .get(respondent::receipt_page)
-                .post(respondent::receipt_action),
+                .get(pages::receipt::receipt_page)
+                .post(pages::receipt::receipt_action),
             SMALL_LIMIT_BYTES,
         ))
         .service(limited(
-            resource("/api/surveys/{slug}/open").post(researcher::open),
+            resource("/api/surveys/{slug}/open").post(api::surveys::open),
             NO_BODY,
         ))
         .service(limited(
-            resource("/api/surveys/{slug}/close").post(researcher::close),
+            resource("/api/surveys/{slug}/close").post(api::surveys::close),
             NO_BODY,
         ))
         .service(limited(
-            resource("/api/surveys/{slug}/unblind").post(researcher::unblind),
+            resource("/api/surveys/{slug}/unblind").post(api::surveys::unblind),
             NO_BODY,
         ))
         .service(limited(
-            resource("/api/surveys/{slug}/results").get(researcher::results),
+            resource("/api/surveys/{slug}/results").get(api::results::results),
             NO_BODY,
         ))
         .service(limited(
-            resource("/api/surveys/{slug}/export.csv").get(researcher::export_csv),
+            resource("/api/surveys/{slug}/export.csv").get(api::exports::export_csv),
             NO_BODY,
         ))
         .service(limited(
-            resource("/api/surveys/{slug}/export.ndjson").get(researcher::export_ndjson),
+            resource("/api/surveys/{slug}/export.ndjson").get(api::exports::export_ndjson),
             NO_BODY,
         ))
         .service(limited(
-            resource("/api/surveys/{slug}/codebook.json").get(researcher::codebook),
+            resource("/api/surveys/{slug}/codebook.json").get(api::exports::codebook),
             NO_BODY,
         ))
         .service(limited(
-            resource("/api/surveys/{slug}/invitations").post(researcher::create_invitations),
+            resource("/api/surveys/{slug}/invitations").post(api::invitations::create_invitations),
             SMALL_LIMIT_BYTES,
         ))
         .service(limited(
@@ -296,7 +295,7 @@ fn routes(config: &mut web::ServiceConfig, static_dir: Option<PathBuf>) {
 
 /// The researcher's workspace in the browser (HTML pages and their forms).
 fn workspace_routes(config: &mut web::ServiceConfig) {
-    use workspace as w;
+    use pages as w;
     config
         .service(resource("/").get(w::home))
         .service(resource("/login").get(w::login_form).post(w::login))
@@ -494,7 +493,7 @@ fn query_error(error: error::QueryPayloadError, _: &HttpRequest) -> actix_web::E
 /// "survey not found" page.
 async fn not_found(request: HttpRequest) -> Result<HttpResponse, AppError> {
     if request.path().starts_with("/s/") {
-        return Ok(respondent::unknown_page(&request));
+        return Ok(pages::respondent_error::unknown_page(&request));
     }
     Err(AppError::NotFound("page"))
 }

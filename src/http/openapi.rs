@@ -9,21 +9,14 @@
 use std::sync::LazyLock;
 
 use actix_web::HttpResponse;
-use utoipa::openapi::path::{Operation, Parameter, ParameterBuilder, ParameterIn};
-use utoipa::openapi::schema::{ObjectBuilder, Type};
+use utoipa::openapi::path::Operation;
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
-use utoipa::openapi::{Content, Ref, Required, ResponseBuilder};
-use utoipa::{IntoParams, Modify, OpenApi};
+use utoipa::openapi::{Content, Ref, ResponseBuilder};
+use utoipa::{Modify, OpenApi};
 
-use super::{redemptions, researcher, respondent, static_files};
-
-/// The 401 of every owner route.
-pub(super) const UNAUTHORIZED: &str = "`unauthorized`: no `Authorization: Bearer <token>` \
-     with a valid API token (nor a signed-in session). Answered before any body is read.";
-
-/// The 403 of every owner route that changes something.
-pub(super) const CSRF_REFUSED: &str = "`csrf_token_missing`: only with a browser's session \
-     cookie instead of a token, when the `X-CSRF-Token` header is missing or wrong.";
+use super::api::{exports, invitations, redemptions, responses, results, surveys};
+use super::pages::{form, receipt};
+use super::static_files;
 
 const DESCRIPTION: &str = "\
 Surveys on sensitive yes/no questions with randomized response on the respondent's device: \
@@ -56,24 +49,24 @@ builder's `/designs/figures`). Everything a script needs is here.";
         super::healthz,
         super::healthz_head,
         openapi_json,
-        respondent::form,
-        respondent::definition,
+        form::form,
+        responses::definition,
         redemptions::redeem,
-        respondent::submit,
-        respondent::lookup_response,
-        respondent::withdraw_response,
-        respondent::receipt_page,
-        respondent::receipt_action,
-        researcher::create_survey,
-        researcher::delete_survey,
-        researcher::open,
-        researcher::close,
-        researcher::unblind,
-        researcher::results,
-        researcher::export_csv,
-        researcher::export_ndjson,
-        researcher::codebook,
-        researcher::create_invitations,
+        responses::submit,
+        responses::lookup_response,
+        responses::withdraw_response,
+        receipt::receipt_page,
+        receipt::receipt_action,
+        surveys::create_survey,
+        surveys::delete_survey,
+        surveys::open,
+        surveys::close,
+        surveys::unblind,
+        results::results,
+        exports::export_csv,
+        exports::export_ndjson,
+        exports::codebook,
+        invitations::create_invitations,
         static_files::static_file,
     ),
     components(schemas(
@@ -116,27 +109,6 @@ pub async fn openapi_json() -> HttpResponse {
     HttpResponse::Ok()
         .content_type("application/json")
         .body(DOCUMENT_JSON.as_str())
-}
-
-/// The `{slug}` of every survey route.
-pub(super) struct SlugPath;
-
-impl IntoParams for SlugPath {
-    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
-        let slug = ObjectBuilder::new()
-            .schema_type(Type::String)
-            .examples(["demo"]);
-        vec![ParameterBuilder::new()
-            .name("slug")
-            .parameter_in(ParameterIn::Path)
-            .required(Required::True)
-            .description(Some(
-                "The survey's slug: 1 to 64 of `a-z`, `0-9` and inner `-` (anything else names \
-                 no survey: 404). Every fresh database has the open survey `demo`.",
-            ))
-            .schema(Some(slug))
-            .build()]
-    }
 }
 
 /// The bearer-token scheme the owner operations name.

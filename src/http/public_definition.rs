@@ -1,7 +1,7 @@
 //! A survey's public definition (`GET /api/surveys/{slug}`): what respondents may know of a
 //! survey, and everything its form page and the page's headers are made of.
 //!
-//! The server renders the form from the value it would serve (`survey_form::form_page`),
+//! The server renders the form from the value it would serve (`pages::form::form_page`),
 //! and `deniable verify` renders it from the JSON it fetched, through the same function
 //! (src/verify/): so the page a server sends can be checked byte for byte against this
 //! binary's rendering. That holds only while every input of the page is a field here: the

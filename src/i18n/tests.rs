@@ -4,7 +4,7 @@
 use super::*;
 
 /// Every file that asks for a message by name, with how it asks.
-const USERS: [(&str, &str); 10] = [
+const USERS: [(&str, &str); 11] = [
     (
         "templates/survey.html",
         include_str!("../../templates/survey.html"),
@@ -24,17 +24,21 @@ const USERS: [(&str, &str); 10] = [
     ),
     ("static/receipt.js", include_str!("../../static/receipt.js")),
     (
-        "src/http/survey_form.rs",
-        include_str!("../http/survey_form.rs"),
+        "src/http/pages/form.rs",
+        include_str!("../http/pages/form.rs"),
     ),
     (
-        "src/http/respondent.rs",
-        include_str!("../http/respondent.rs"),
+        "src/http/pages/receipt.rs",
+        include_str!("../http/pages/receipt.rs"),
+    ),
+    (
+        "src/http/pages/respondent_error.rs",
+        include_str!("../http/pages/respondent_error.rs"),
     ),
     ("src/explain.rs", include_str!("../explain.rs")),
     (
-        "src/http/workspace/refusal.rs",
-        include_str!("../http/workspace/refusal.rs"),
+        "src/http/pages/refusal.rs",
+        include_str!("../http/pages/refusal.rs"),
     ),
 ];
 

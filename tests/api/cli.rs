@@ -10,7 +10,7 @@ use crate::common::{parse_invitations, spawn_app};
 use crate::demo::researcher_add;
 use crate::invitations::answers;
 use crate::workspace::PASSWORD;
-use deniable::accounts;
+use deniable::services::accounts;
 
 /// The real binary with `args`, `stdin` on its standard input.
 pub fn deniable(args: &[&str], stdin: &str) -> Output {

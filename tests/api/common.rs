@@ -5,12 +5,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use actix_web::dev::ServerHandle;
-use deniable::accounts;
 use deniable::db::sql::FromValue;
 use deniable::db::{Database, DbLocation};
 use deniable::domain::{Email, Password};
 use deniable::http::Settings;
 use deniable::serve;
+use deniable::services::accounts;
 use serde_json::{json, Value};
 use tempfile::TempDir;
 

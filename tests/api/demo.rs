@@ -4,7 +4,7 @@
 
 use std::process::{Command, Stdio};
 
-use deniable::accounts;
+use deniable::services::accounts;
 use serde_json::json;
 
 use crate::common::spawn_app;

@@ -591,7 +591,7 @@ async fn stored_private_key(app: &TestApp, slug: &str) -> Option<Vec<u8>> {
 async fn every_way_of_stopping_a_survey_erases_its_private_key_from_every_file() {
     let app = spawn_app().await;
     let mut browser = crate::workspace::signed_in(&app, "owner@example.org").await;
-    let token = deniable::accounts::create_token(
+    let token = deniable::services::accounts::create_token(
         &app.db,
         deniable::domain::Email::parse("owner@example.org").unwrap(),
     )

@@ -90,7 +90,7 @@ async fn questions_of_an_open_survey_cannot_be_changed_even_by_sql() {
 async fn the_live_pages_move_only_in_steps_of_min_cell_responses_and_closing_releases_all() {
     let app = spawn_app().await;
     let mut researcher = signed_in(&app, "owner@example.org").await;
-    let token = deniable::accounts::create_token(
+    let token = deniable::services::accounts::create_token(
         &app.db,
         deniable::domain::Email::parse("owner@example.org").unwrap(),
     )

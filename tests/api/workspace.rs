@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use deniable::accounts;
 use deniable::domain::{Email, Password};
+use deniable::services::accounts;
 use reqwest::header::{COOKIE, SET_COOKIE};
 use reqwest::redirect::Policy;
 

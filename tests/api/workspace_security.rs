@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use crate::common::{spawn_app, spawn_app_in};
 use crate::workspace::{add_researcher, question_ids, signed_in, Browser, PASSWORD};
-use deniable::accounts::{self, now_unix};
 use deniable::db::accounts as stored_accounts;
 use deniable::db::DbLocation;
 use deniable::domain::{ResearcherId, SecretToken};
+use deniable::services::accounts::{self, now_unix};
 
 /// Every route that names a survey and belongs to its owner: pages, actions, exports and
 /// the API. A new owner-only route must be added here (the test below checks the router).

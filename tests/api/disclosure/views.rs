@@ -44,7 +44,7 @@ async fn counts(app: &TestApp, browser: &mut Browser, token: &str, slug: &str) -
 async fn in_an_invitation_survey_every_count_changes_only_when_considered_at_does() {
     let app = spawn_app().await;
     let mut browser = signed_in(&app, "owner@example.org").await;
-    let token = deniable::accounts::create_token(
+    let token = deniable::services::accounts::create_token(
         &app.db,
         deniable::domain::Email::parse("owner@example.org").unwrap(),
     )

@@ -80,7 +80,7 @@ async fn a_database_of_the_first_release_is_migrated_in_place_with_everything_ke
     }
 
     // Every tally: the results are those the first release computed.
-    let token = deniable::accounts::create_token(
+    let token = deniable::services::accounts::create_token(
         &app.db,
         deniable::domain::Email::parse("owner@example.org").unwrap(),
     )

@@ -14,7 +14,7 @@ use super::refusal::{plain_refusal, researcher_language, Field};
 use crate::domain::{DesignFields, DesignName, QuestionDesign, QuestionType, GROUPING_TYPE};
 use crate::error::AppError;
 use crate::explain::{explain, EXPLAINED_PRIOR};
-use crate::http::auth::Owner;
+use crate::http::extract::Owner;
 use crate::i18n::{catalog, Language};
 use crate::results::{planning, Planning, Primary, PLANNING_HALF_WIDTH};
 
@@ -653,7 +653,7 @@ pub async fn figures(
     // researcher's language, not the API's field path.
     let design = query.parse("question").map_err(|error| {
         let language = researcher_language(&request);
-        match (&error, plain_refusal(&error, "", &query, language)) {
+        match (&error, plain_refusal(&error, "", &query.epsilon, language)) {
             (AppError::Invalid { code, .. }, Some(plain)) if plain.field == Field::Epsilon => {
                 AppError::invalid(code, plain.sentence)
             }

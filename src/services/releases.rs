@@ -15,7 +15,7 @@ pub struct InvitationStatus {
     pub redeemed: u64,
 }
 
-pub(super) async fn invitation_status(
+pub async fn invitation_status(
     db: &Database,
     releases: &Releases,
     survey: &Survey,

@@ -96,7 +96,6 @@ impl TypedQuestion {
 /// The whole form as typed, to save or to show again with its refusal.
 #[derive(Debug, Clone)]
 pub struct TypedDraft {
-    pub csrf: String,
     pub title: String,
     pub description: String,
     pub planned_respondents: String,
@@ -168,7 +167,6 @@ impl TypedDraft {
             });
         }
         Ok(Self {
-            csrf: text("csrf"),
             title: text("title"),
             description: text("description"),
             planned_respondents: text("planned_respondents"),

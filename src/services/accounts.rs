@@ -7,10 +7,7 @@ use crate::db::sql::Conn;
 
 use crate::crypto::PasswordHash;
 use crate::db::{accounts, queries, Database};
-use crate::domain::{
-    ApiToken, Email, Password, ResearcherId, SecretToken, Slug, Survey, SurveyDefinition,
-    SurveyStatus, TokenHash,
-};
+use crate::domain::{ApiToken, Email, Password, ResearcherId, SecretToken, TokenHash};
 use crate::error::AppError;
 
 /// A session ends after this long without a request…
@@ -69,36 +66,6 @@ pub async fn create_token(db: &Database, email: Email) -> Result<ApiToken, AppEr
     db.write(move |connection| accounts::insert_token(connection, &email, &hash))
         .await?;
     Ok(token)
-}
-
-/// Creates a draft survey owned by the researcher with this e-mail.
-pub async fn create_survey(
-    db: &Database,
-    owner: Email,
-    definition: SurveyDefinition,
-) -> Result<Survey, AppError> {
-    let slug = Slug::generate(definition.title())?;
-    db.write(move |connection| {
-        let owner_id = accounts::researcher_id(connection, &owner)?
-            .map(ResearcherId::from_stored)
-            .ok_or(AppError::NotFound("researcher"))?;
-        queries::insert_draft(connection, owner_id, &slug, &definition)
-    })
-    .await
-}
-
-/// Moves a survey from `from` to `to` for whoever runs the command line (it can write the
-/// database file, so it acts for the owner): `deniable survey open` and `close`. A running
-/// server reads surveys from the file on every request, so it shows the change at once.
-pub async fn change_survey_status(
-    db: &Database,
-    slug: Slug,
-    from: SurveyStatus,
-    to: SurveyStatus,
-) -> Result<Survey, AppError> {
-    // Closing erases the survey's private key: gone from the WAL too before the answer,
-    // as on the API and the workspace's button.
-    db.change_status_as_owner(slug, from, to).await
 }
 
 /// When nobody can sign in yet, a fresh one-time link (replacing any earlier one) that

@@ -9,11 +9,11 @@
 use actix_web::http::header;
 use actix_web::{web, HttpResponse};
 
-use super::openapi::SlugPath;
-use super::rate_limit::SubmissionAllowed;
+use super::docs::SlugPath;
 use crate::db::Database;
 use crate::domain::{EvaluationBody, Redemption, RedemptionInput, Slug, SurveyStatus};
 use crate::error::{AppError, ErrorBody};
+use crate::http::rate_limit::SubmissionAllowed;
 
 /// POST /api/surveys/{slug}/redemptions: an invitation buys the evaluation of a blinded
 /// element (RFC 9497, VOPRF, ristretto255-SHA512), answered only after COMMIT.

@@ -8,13 +8,13 @@
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 
-use super::openapi::SlugPath;
-use super::public_definition::{served, FormQuestion, PublicDefinition, PublicGrouping};
-use super::respondent::{find_survey_page, RespondentPageError};
+use super::respondent_error::{find_survey_page, RespondentPageError};
 use crate::db::Database;
 use crate::domain::{QuestionDesign, QuestionType, SurveyStatus};
 use crate::error::AppError;
 use crate::explain::{explain_in, report_label};
+use crate::http::api::docs::SlugPath;
+use crate::http::public_definition::{served, FormQuestion, PublicDefinition, PublicGrouping};
 use crate::i18n::{catalog, escape, Arg, Catalog};
 
 #[derive(Template)]
@@ -347,7 +347,7 @@ pub fn form_page(definition: &PublicDefinition) -> Result<FormPage, AppError> {
 pub fn form_headers(_definition: &PublicDefinition) -> Vec<(&'static str, String)> {
     let mut headers = vec![("content-type", "text/html; charset=utf-8".to_owned())];
     headers.extend(
-        super::SECURITY_HEADERS
+        crate::http::SECURITY_HEADERS
             .iter()
             .map(|(name, value)| (*name, (*value).to_owned())),
     );

@@ -7,7 +7,6 @@ use actix_web::http::header;
 use actix_web::HttpRequest;
 use randomized_response::PrivacyLevel;
 
-use super::design::DesignForm;
 use crate::domain::{Language, MAX_QUESTION_CHARS};
 use crate::error::AppError;
 use crate::i18n::{catalog, Arg};
@@ -36,11 +35,12 @@ pub(super) fn researcher_language(request: &HttpRequest) -> Language {
 }
 
 /// The plain sentence for a question's refusal, when it concerns one field the builder
-/// can point at: its text's length, or its ε's range. Other refusals keep their message.
+/// can point at: its text's length, or its ε's range (`epsilon` as typed). Other refusals
+/// keep their message.
 pub(super) fn plain_refusal(
     error: &AppError,
     text: &str,
-    design: &DesignForm,
+    epsilon: &str,
     language: Language,
 ) -> Option<PlainRefusal> {
     let AppError::Invalid { code, message } = error else {
@@ -61,7 +61,7 @@ pub(super) fn plain_refusal(
                         "max",
                         words.decimal(&PrivacyLevel::MAX_EPSILON.to_string()).into(),
                     ),
-                    ("got", design.epsilon.trim().into()),
+                    ("got", epsilon.trim().into()),
                 ],
             ),
         }),
@@ -84,28 +84,19 @@ pub(super) fn plain_refusal(
 mod tests {
     use super::*;
 
-    fn epsilon_form(epsilon: &str) -> DesignForm {
-        DesignForm {
-            question_type: "yes_no".to_owned(),
-            design: "mirrored".to_owned(),
-            epsilon: epsilon.to_owned(),
-            ..DesignForm::default()
-        }
-    }
-
     #[test]
     fn an_epsilon_out_of_range_reads_as_a_sentence_about_the_privacy_level() {
         let error = AppError::invalid(
             "invalid_epsilon",
             "question 1.epsilon must be between 0.01 and 20 (got 50)",
         );
-        let english = plain_refusal(&error, "Q?", &epsilon_form("50"), Language::En).unwrap();
+        let english = plain_refusal(&error, "Q?", "50", Language::En).unwrap();
         assert_eq!(english.field, Field::Epsilon);
         assert_eq!(
             english.sentence,
             "Privacy level ε must be between 0.01 and 20; you entered 50."
         );
-        let german = plain_refusal(&error, "Q?", &epsilon_form("50"), Language::De).unwrap();
+        let german = plain_refusal(&error, "Q?", "50", Language::De).unwrap();
         assert_eq!(
             german.sentence,
             "Die Privatsphäre-Stufe ε muss zwischen 0,01 und 20 liegen; Sie haben 50 eingegeben."
@@ -119,7 +110,7 @@ mod tests {
             "question 2.text must have between 1 and 1000 characters",
         );
         let text = "x".repeat(1001);
-        let french = plain_refusal(&error, &text, &epsilon_form("1"), Language::Fr).unwrap();
+        let french = plain_refusal(&error, &text, "1", Language::Fr).unwrap();
         assert_eq!(french.field, Field::Text);
         assert!(french
             .sentence

@@ -10,12 +10,14 @@ use serde::Deserialize;
 use super::design::{DesignEditor, DesignForm, PLANNING_CONFIDENCE};
 use super::draft_form::{Place, TypedDraft};
 use super::refusal::{plain_refusal, researcher_language, Field, PlainRefusal};
-use super::{html, owned_survey, see_other, CsrfForm, Nav, Page};
+use super::{html, see_other, Nav, Page};
 use crate::db::Database;
 use crate::domain::{DesignName, Language, QuestionDesign, QuestionType, Slug, SurveyStatus};
 use crate::error::AppError;
-use crate::http::auth::{Session, SignedIn};
+use crate::http::auth::Session;
+use crate::http::extract::{CsrfForm, SignedIn};
 use crate::results::{planning_interval, survey_planned_sizes, PlannedSizes, PLANNING_HALF_WIDTH};
+use crate::services::surveys::{self, find_owned};
 use randomized_response::Confidence;
 
 /// A question's type and design in words: "Yes/no, forced response".
@@ -169,7 +171,7 @@ async fn builder_page(
     slug: &str,
     refused: Option<Refused<'_>>,
 ) -> Page {
-    let survey = owned_survey(db, slug, session).await?;
+    let survey = find_owned(db, slug, session.researcher).await?;
     let editable = survey.status == SurveyStatus::Draft;
     if !editable {
         // Nothing to show the form again in: the refusal itself is the answer.
@@ -307,7 +309,8 @@ async fn builder_page(
             Place::Details => typed.details_error = message,
             Place::Intro => typed.intro_error = message,
             Place::New => {
-                let plain = plain_refusal(&error, &draft.new_text, &draft.new_design, language);
+                let plain =
+                    plain_refusal(&error, &draft.new_text, &draft.new_design.epsilon, language);
                 show_refusal(
                     plain,
                     message,
@@ -323,7 +326,7 @@ async fn builder_page(
                     .find(|question| question.id == id.get())
                 {
                     let plain = typed_question.and_then(|typed| {
-                        plain_refusal(&error, &typed.text, &typed.design, language)
+                        plain_refusal(&error, &typed.text, &typed.design.epsilon, language)
                     });
                     show_refusal(
                         plain,
@@ -405,13 +408,10 @@ pub async fn builder(
 pub async fn save_draft(
     request: HttpRequest,
     db: web::Data<Database>,
-    signed_in: SignedIn,
     slug: web::Path<String>,
-    form: web::Form<Vec<(String, String)>>,
+    CsrfForm { session, form }: CsrfForm<Vec<(String, String)>>,
 ) -> Page {
-    let session = signed_in.0;
-    let draft = TypedDraft::read(form.into_inner())?;
-    session.check_csrf(&draft.csrf)?;
+    let draft = TypedDraft::read(form)?;
     let slug = Slug::parse(&slug)?;
     let edits = match draft.check() {
         Ok(edits) => edits,
@@ -438,9 +438,9 @@ pub async fn preview(
     signed_in: SignedIn,
     slug: web::Path<String>,
 ) -> Page {
-    let survey = owned_survey(&db, &slug, &signed_in.0).await?;
+    let survey = find_owned(&db, &slug, signed_in.0.researcher).await?;
     let definition = crate::http::public_definition::served(&db, &survey).await?;
-    let body = crate::http::respondent::preview_html(&definition)?;
+    let body = super::form::preview_html(&definition)?;
     Ok(HttpResponse::Ok()
         .content_type("text/html; charset=utf-8")
         .insert_header((header::CACHE_CONTROL, "no-store"))
@@ -464,7 +464,7 @@ pub async fn confirm_open(
     signed_in: SignedIn,
     slug: web::Path<String>,
 ) -> Page {
-    let survey = owned_survey(&db, &slug, &signed_in.0).await?;
+    let survey = find_owned(&db, &slug, signed_in.0.researcher).await?;
     if survey.status != SurveyStatus::Draft {
         return Err(AppError::conflict("not_a_draft", "only a draft survey can be opened").into());
     }
@@ -501,59 +501,28 @@ pub async fn confirm_open(
     })
 }
 
-async fn change_status(
-    db: &Database,
-    session: &Session,
-    slug: &str,
-    from: SurveyStatus,
-    to: SurveyStatus,
-) -> Page {
-    let slug = Slug::parse(slug)?;
-    db.change_status(slug.clone(), session.researcher, from, to)
-        .await?;
-    Ok(see_other(&format!("/surveys/{slug}/results")))
-}
-
 /// POST /surveys/{slug}/open
 pub async fn open(
     db: web::Data<Database>,
-    signed_in: SignedIn,
     slug: web::Path<String>,
-    form: web::Form<CsrfForm>,
+    CsrfForm { session, .. }: CsrfForm,
 ) -> Page {
-    signed_in.0.check_csrf(&form.csrf)?;
-    change_status(
-        &db,
-        &signed_in.0,
-        &slug,
-        SurveyStatus::Draft,
-        SurveyStatus::Open,
-    )
-    .await
+    let survey = surveys::open(&db, &slug, session.researcher).await?;
+    Ok(see_other(&format!("/surveys/{}/results", survey.slug)))
 }
 
 /// POST /surveys/{slug}/close
 pub async fn close(
     db: web::Data<Database>,
-    signed_in: SignedIn,
     slug: web::Path<String>,
-    form: web::Form<CsrfForm>,
+    CsrfForm { session, .. }: CsrfForm,
 ) -> Page {
-    signed_in.0.check_csrf(&form.csrf)?;
-    change_status(
-        &db,
-        &signed_in.0,
-        &slug,
-        SurveyStatus::Open,
-        SurveyStatus::Closed,
-    )
-    .await
+    let survey = surveys::close(&db, &slug, session.researcher).await?;
+    Ok(see_other(&format!("/surveys/{}/results", survey.slug)))
 }
 
 #[derive(Deserialize)]
 pub struct DeleteSurveyForm {
-    #[serde(default)]
-    csrf: String,
     /// The survey's slug, typed again: deleting destroys every response for good.
     #[serde(default)]
     confirm: String,
@@ -564,15 +533,11 @@ pub struct DeleteSurveyForm {
 /// its slug typed as confirmation. Gone from every file before the redirect.
 pub async fn delete_survey(
     db: web::Data<Database>,
-    signed_in: SignedIn,
     slug: web::Path<String>,
-    form: web::Form<DeleteSurveyForm>,
+    CsrfForm { session, form }: CsrfForm<DeleteSurveyForm>,
 ) -> Page {
-    let session = signed_in.0;
-    session.check_csrf(&form.csrf)?;
-    let slug = Slug::parse(&slug)?;
     // Still 404 for someone else's survey, before saying anything about it.
-    let survey = owned_survey(&db, slug.as_str(), &session).await?;
+    let survey = find_owned(&db, &slug, session.researcher).await?;
     if form.confirm.trim() != survey.slug.as_str() {
         return Err(AppError::invalid(
             "unconfirmed",
@@ -584,6 +549,6 @@ pub async fn delete_survey(
         )
         .into());
     }
-    db.delete_survey(survey.slug, session.researcher).await?;
+    surveys::delete(&db, survey.slug, session.researcher).await?;
     Ok(see_other("/surveys"))
 }

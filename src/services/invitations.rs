@@ -1,7 +1,8 @@
 //! Single-use invitations: created in bulk for a mail merge, shared by the API and the CLI.
 
-use crate::db::{redemptions, Database};
-use crate::domain::{InvitationCode, InvitationCount, Slug, Survey, SurveyStatus};
+use super::ServiceError;
+use crate::db::Database;
+use crate::domain::{InvitationCode, InvitationCount, Slug, Survey};
 use crate::error::AppError;
 use crate::export::spreadsheet_safe;
 
@@ -18,36 +19,15 @@ pub async fn create(
     db: &Database,
     survey: &Survey,
     count: InvitationCount,
-) -> Result<NewInvitations, AppError> {
+) -> Result<NewInvitations, ServiceError> {
     if !survey.requires_invitation {
-        return Err(AppError::conflict(
-            "invitations_not_required",
-            "this survey was created without `requires_invitation`, so anyone with the link \
-             can answer; invitations would not restrict anything",
-        ));
+        return Err(ServiceError::InvitationsNotRequired);
     }
     let codes = (0..count.get())
         .map(|_| InvitationCode::generate())
         .collect::<Result<Vec<_>, _>>()?;
     let hashes: Vec<_> = codes.iter().map(InvitationCode::hash).collect();
-    let survey_id = survey.id;
-    let key = db
-        .write(move |connection| {
-            // Checked in the transaction: a closed survey's key is erased, so no link made
-            // now could ever be redeemed.
-            let status = redemptions::survey_status(connection, survey_id)?;
-            if status == SurveyStatus::Closed {
-                return Err(AppError::conflict(
-                    "survey_closed",
-                    "this survey is closed: its key is erased, so no invitation could be \
-                     redeemed",
-                ));
-            }
-            let key = redemptions::ensure_key(connection, survey_id)?;
-            redemptions::insert_invitations(connection, survey_id, &hashes)?;
-            Ok(key)
-        })
-        .await?;
+    let key = db.add_invitations(survey.id, hashes).await?;
     Ok(NewInvitations {
         codes,
         fingerprint: key.fingerprint(),

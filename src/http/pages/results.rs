@@ -13,19 +13,21 @@ use super::breakdown::BreakdownView;
 use super::builder::design_label;
 use super::design::PLANNED_HALF_WIDTHS;
 use super::reading::{self, Reading, READABLE_HALF_WIDTH};
-use super::{html, owned_survey, percent, see_other, CsrfForm, Nav, Page};
+use super::{html, percent, see_other, Nav, Page};
 use crate::db::Database;
 use crate::domain::{InvitationCount, QuestionType, Slug, Survey, SurveyStatus};
 use crate::error::AppError;
-use crate::http::auth::SignedIn;
-use crate::http::researcher;
-use crate::invitations;
+use crate::http::api::invitations::invitations_download;
+use crate::http::extract::{CsrfForm, SignedIn};
 use crate::live::Releases;
 use crate::results::{
-    respondents_needed_within, survey_planned_sizes, IntervalBounds, Intervals, MeanResults,
-    NullTest, OneSided, OneSidedBounds, PlannedSizes, Primary, QuestionResults, SurveyResults,
-    PLANNING_HALF_WIDTH,
+    parse_confidence, respondents_needed_within, survey_planned_sizes, Asked, IntervalBounds,
+    Intervals, MeanResults, NullTest, OneSided, OneSidedBounds, PlannedSizes, Primary,
+    QuestionResults, SurveyResults, PLANNING_HALF_WIDTH,
 };
+use crate::services::invitations;
+use crate::services::results::{owned_breakdown, owned_live_results};
+use crate::services::surveys::{self, find_owned};
 
 /// The confidence levels the results page offers.
 const CONFIDENCE_CHOICES: [u32; 3] = [90, 95, 99];
@@ -465,7 +467,7 @@ struct ResultsView {
     requires_invitation: bool,
     max_invitations: u32,
     /// The key fingerprint of every invitation link and the redemptions released.
-    invitations: Option<crate::http::releases::InvitationStatus>,
+    invitations: Option<crate::services::releases::InvitationStatus>,
     /// The live figures move in steps of at least this many responses.
     min_cell: u32,
     /// A survey with grouping questions or invitations: what is released and withheld.
@@ -670,12 +672,12 @@ fn blank_or_number<'de, D: serde::Deserializer<'de>>(
 }
 
 impl ResultsPageQuery {
-    fn asked(&self) -> researcher::AskedQuery {
-        researcher::AskedQuery {
-            confidence: self.confidence,
-            null: self.null,
-            simultaneous: Some(matches!(self.simultaneous.as_deref(), Some("on" | "true"))),
-        }
+    fn asked(&self) -> Result<Asked, AppError> {
+        Ok(Asked {
+            confidence: parse_confidence(self.confidence)?,
+            null: Asked::parse_null(self.null)?,
+            simultaneous: matches!(self.simultaneous.as_deref(), Some("on" | "true")),
+        })
     }
 }
 
@@ -698,23 +700,24 @@ pub async fn results_page(
     slug: web::Path<String>,
     query: web::Query<ResultsPageQuery>,
 ) -> Page {
-    let (survey, computed) = researcher::owned_live_results(
+    let (survey, computed) = owned_live_results(
         &db,
         &releases,
         &slug,
         signed_in.0.researcher,
-        &query.asked(),
+        query.asked()?,
     )
     .await?;
     let mut view = results_view(&request, &survey, &computed)?;
-    view.invitations = crate::http::releases::invitation_status(&db, &releases, &survey).await?;
+    view.invitations =
+        crate::services::releases::invitation_status(&db, &releases, &survey).await?;
     let by = query
         .by
         .filter(|by| survey.groupings.iter().any(|g| g.id.get() == *by))
         .or_else(|| survey.groupings.first().map(|g| g.id.get()));
     let breakdown = match by {
         Some(by) => {
-            let breakdown = researcher::owned_breakdown(
+            let breakdown = owned_breakdown(
                 &db,
                 &releases,
                 &slug,
@@ -742,21 +745,15 @@ pub async fn results_page(
 /// POST /surveys/{slug}/unblind: the results page's button; recorded for good.
 pub async fn unblind(
     db: web::Data<Database>,
-    signed_in: SignedIn,
     slug: web::Path<String>,
-    form: web::Form<CsrfForm>,
+    CsrfForm { session, .. }: CsrfForm,
 ) -> Page {
-    signed_in.0.check_csrf(&form.csrf)?;
-    let survey = db
-        .unblind(Slug::parse(&slug)?, signed_in.0.researcher)
-        .await?;
+    let survey = surveys::unblind(&db, &slug, session.researcher).await?;
     Ok(see_other(&format!("/surveys/{}/results", survey.slug)))
 }
 
 #[derive(Deserialize)]
 pub struct InvitationsForm {
-    #[serde(default)]
-    csrf: String,
     count: u32,
 }
 
@@ -765,17 +762,14 @@ pub struct InvitationsForm {
 pub async fn download_invitations(
     request: HttpRequest,
     db: web::Data<Database>,
-    signed_in: SignedIn,
     slug: web::Path<String>,
-    form: web::Form<InvitationsForm>,
+    CsrfForm { session, form }: CsrfForm<InvitationsForm>,
 ) -> Page {
-    let session = signed_in.0;
-    session.check_csrf(&form.csrf)?;
-    let survey = owned_survey(&db, &slug, &session).await?;
+    let survey = find_owned(&db, &slug, session.researcher).await?;
     let count = InvitationCount::parse(form.count)?;
     let origin = crate::http::origin(&request)?;
     let codes = invitations::create(&db, &survey, count).await?;
-    Ok(researcher::invitations_download(
+    Ok(invitations_download(
         &origin,
         actix_web::http::StatusCode::OK,
         &survey.slug,
@@ -792,12 +786,12 @@ pub async fn live_results(
     slug: web::Path<String>,
     query: web::Query<ResultsPageQuery>,
 ) -> Page {
-    let (_, computed) = researcher::owned_live_results(
+    let (_, computed) = owned_live_results(
         &db,
         &releases,
         &slug,
         signed_in.0.researcher,
-        &query.asked(),
+        query.asked()?,
     )
     .await?;
     Ok(HttpResponse::Ok()
@@ -846,12 +840,12 @@ pub async fn present(
     slug: web::Path<String>,
     query: web::Query<ResultsPageQuery>,
 ) -> Page {
-    let (survey, computed) = researcher::owned_live_results(
+    let (survey, computed) = owned_live_results(
         &db,
         &releases,
         &slug,
         signed_in.0.researcher,
-        &query.asked(),
+        query.asked()?,
     )
     .await?;
     let view = results_view(&request, &survey, &computed)?;
