@@ -293,3 +293,29 @@ fn headings_become_githubs_anchors() {
             .collect::<HashSet<_>>()
     );
 }
+
+/// The map a newcomer reads (docs/architecture.md) names files and folders in backticks;
+/// each must exist, so a move that forgets the map fails here. Patterns (`00NN_*.sql`,
+/// `…`) are not paths and are skipped.
+#[test]
+fn every_file_and_folder_the_architecture_map_names_exists() {
+    let text = std::fs::read_to_string(Path::new(ROOT).join("docs/architecture.md")).unwrap();
+    let path = Regex::new(
+        r"`((?:src|tests|static|templates|migrations|locales|scripts|docs|randomized-response|blind-tokens)/[^`\s]*)`",
+    )
+    .unwrap();
+    let mut named = 0;
+    let mut missing = Vec::new();
+    for capture in path.captures_iter(&text) {
+        let written = &capture[1];
+        if written.contains(['…', '*']) {
+            continue;
+        }
+        named += 1;
+        if !Path::new(ROOT).join(written.trim_end_matches('/')).exists() {
+            missing.push(written.to_owned());
+        }
+    }
+    assert!(named > 30, "the map names only {named} paths; did the pattern break?");
+    assert!(missing.is_empty(), "docs/architecture.md names paths that do not exist: {missing:?}");
+}

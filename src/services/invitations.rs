@@ -3,7 +3,6 @@
 use super::ServiceError;
 use crate::db::Database;
 use crate::domain::{InvitationCode, InvitationCount, Slug, Survey};
-use crate::error::AppError;
 use crate::export::spreadsheet_safe;
 
 /// New invitations, and the fingerprint of the survey key that every one of their links

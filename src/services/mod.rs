@@ -37,3 +37,9 @@ impl From<AppError> for ServiceError {
         Self::Refused(error)
     }
 }
+
+impl From<crate::domain::DomainError> for ServiceError {
+    fn from(error: crate::domain::DomainError) -> Self {
+        Self::Refused(error.into())
+    }
+}

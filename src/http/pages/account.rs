@@ -1,6 +1,7 @@
-//! The account page: API tokens, and one-time links for colleagues.
+//! The account page: API tokens, and colleagues' one-time sign-up links.
 
-use actix_web::{web, HttpRequest};
+use actix_web::http::header;
+use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 
 use super::{html, see_other, Nav, Page};
@@ -17,14 +18,14 @@ struct AccountPage {
     csrf: String,
     tokens: Vec<(String, String)>,
     new_token: Option<String>,
-    invitation_link: Option<String>,
+    signup_link: Option<String>,
 }
 
 async fn account_page(
     db: &Database,
     session: &Session,
     new_token: Option<String>,
-    invitation_link: Option<String>,
+    signup_link: Option<String>,
 ) -> Page {
     let tokens = db.api_tokens(session.researcher).await?;
     html(&AccountPage {
@@ -38,7 +39,7 @@ async fn account_page(
             })
             .collect(),
         new_token,
-        invitation_link,
+        signup_link,
     })
 }
 
@@ -65,14 +66,24 @@ pub async fn revoke_token(
     Ok(see_other("/account"))
 }
 
-/// POST /account/invitations: a one-time link for a colleague, shown on this response only.
-pub async fn create_invitation(
+/// POST /account/signup-links: a one-time sign-up link for a colleague, shown on this
+/// response only.
+pub async fn create_signup_link(
     request: HttpRequest,
     db: web::Data<Database>,
     CsrfForm { session, .. }: CsrfForm,
 ) -> Page {
     let origin = crate::http::origin(&request)?;
-    let link = accounts::create_invitation(&db, session.researcher).await?;
+    let link = accounts::create_signup_link(&db, session.researcher).await?;
     let url = format!("{}/setup/{}", origin, link.expose());
     account_page(&db, &session, None, Some(url)).await
+}
+
+/// POST /account/invitations, the route's name before sign-up links had theirs: an account
+/// page loaded before an upgrade still posts there. A 308 keeps the method and the form, so
+/// the new route checks the form's CSRF token as ever; this one changes nothing.
+pub async fn signup_links_moved() -> HttpResponse {
+    HttpResponse::PermanentRedirect()
+        .insert_header((header::LOCATION, "/account/signup-links"))
+        .finish()
 }

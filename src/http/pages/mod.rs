@@ -21,7 +21,7 @@ mod results;
 mod sign_in;
 mod surveys;
 
-pub use account::{account, create_invitation, create_token, revoke_token};
+pub use account::{account, create_signup_link, create_token, revoke_token, signup_links_moved};
 pub use builder::{builder, close, confirm_open, delete_survey, open, preview, save_draft};
 pub use design::figures as design_figures;
 pub use results::{download_invitations, live_results, present, results_page, unblind};

@@ -24,7 +24,7 @@ pub(crate) async fn find_survey_page(
         error,
         language: browser_language(request),
     };
-    let slug = Slug::parse(slug).map_err(on_page)?;
+    let slug = Slug::parse(slug).map_err(|error| on_page(error.into()))?;
     find_for_respondents(db, slug)
         .await
         .map_err(|error| on_page(error.into()))
@@ -75,7 +75,7 @@ impl ResponseError for RespondentPageError {
         if !not_found && !status.is_server_error() {
             return self.error.error_response();
         }
-        if let AppError::Internal(cause) = &self.error {
+        if let Some(cause) = self.error.cause_chain() {
             tracing::error!(%cause, "a respondent's page failed");
         }
         let page = ErrorPage {

@@ -110,7 +110,7 @@ pub async fn login(
 ) -> Page {
     let outcome = match Email::parse(&form.email) {
         Ok(email) => accounts::sign_in(&db, email, form.password).await,
-        Err(error) => Err(error),
+        Err(error) => Err(error.into()),
     };
     match outcome {
         Ok(session) => signed_in_response(&request, &session),

@@ -165,7 +165,7 @@ async fn a_colleagues_sign_up_link_made_by_the_first_release_still_creates_the_a
          SELECT ?1, id, ?2 FROM researchers WHERE email = 'owner@example.org'",
         rusqlite::params![
             link.hash().as_bytes(),
-            deniable::accounts::now_unix() + 3600
+            deniable::services::accounts::now_unix() + 3600
         ],
     )
     .unwrap();
