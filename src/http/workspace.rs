@@ -53,10 +53,6 @@ fn see_other(location: &str) -> HttpResponse {
         .finish()
 }
 
-fn percent(fraction: f64) -> String {
-    format!("{:.1} %", fraction * 100.0)
-}
-
 async fn owned_survey(db: &Database, slug: &str, session: &Session) -> Result<Survey, AppError> {
     db.owned_survey(Slug::parse(slug)?, session.researcher)
         .await
