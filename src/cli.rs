@@ -3,20 +3,20 @@
 //! `verify`.
 
 use std::io::{BufRead, IsTerminal};
-use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::config::{ServeArgs, Settings};
 use crate::db::{backup, queries, DbLocation};
 use crate::domain::{
     Email, InvitationCount, Password, Slug, Survey, SurveyDefinition, SurveyDefinitionInput,
     SurveyStatus,
 };
 use crate::error::AppError;
-use crate::http::{PublicUrl, Settings};
+use crate::http::PublicUrl;
 use crate::serve;
 use crate::services::{accounts, invitations, surveys};
 use crate::simulate::{simulate_on, SimulationPlan, SimulationTarget, Truth};
@@ -121,16 +121,16 @@ struct VerifyArgs {
 }
 
 #[derive(Debug, Args)]
-struct DatabaseArgs {
+pub(crate) struct DatabaseArgs {
     /// The database: a SQLite file path or a PostgreSQL URL (postgres://USER@HOST/DATABASE),
     /// the one the server uses; `deniable --help` says more.
     #[arg(
         long,
         env = "DENIABLE_DB",
-        default_value = "deniable.db",
+        default_value = crate::config::DEFAULT_DB,
         value_name = "PATH|URL"
     )]
-    db: DbLocation,
+    pub(crate) db: DbLocation,
 }
 
 impl DatabaseArgs {
@@ -161,59 +161,6 @@ impl DatabaseArgs {
             .into()),
         }
     }
-}
-
-#[derive(Debug, Args)]
-struct ServeArgs {
-    /// Address to listen on, HOST:PORT.
-    #[arg(long, env = "DENIABLE_ADDR", default_value = "127.0.0.1:8080")]
-    addr: String,
-    #[command(flatten)]
-    database: DatabaseArgs,
-    /// For development only: serve /static/ (form.js, form.css, randomized_response.wasm,
-    /// the workspace's files) from this directory instead of the copies built into the
-    /// binary, so edits show without a rebuild.
-    #[arg(long, env = "DENIABLE_STATIC_DIR")]
-    static_dir: Option<PathBuf>,
-    /// HTTP worker threads (default: one per CPU).
-    #[arg(long, env = "DENIABLE_WORKERS")]
-    workers: Option<usize>,
-    /// Send Strict-Transport-Security: only when Deniable is reached over HTTPS (behind a
-    /// TLS-terminating proxy); browsers then refuse plain HTTP to this host for two years.
-    #[arg(long, env = "DENIABLE_HSTS")]
-    hsts: bool,
-    /// Submissions per minute from one client address (IPv6: one /64), as a burst refilled
-    /// evenly; then 429 with Retry-After. Held in memory only, so per node: several nodes
-    /// on one PostgreSQL database each allow this much. 0 turns the limit off (load tests
-    /// with `simulate` come from one address).
-    #[arg(long, env = "DENIABLE_SUBMISSIONS_PER_MINUTE", default_value_t = 300)]
-    submissions_per_minute: u32,
-    /// Sign-in attempts per minute from one client address (IPv6: one /64), right or
-    /// wrong, as a burst refilled evenly; then 429 with Retry-After. Held in memory only;
-    /// on top of the per-account slow-down (after 5 wrong passwords an hour, a wait of 1 s
-    /// doubling per failure up to 15 min). 0 turns the limit off.
-    #[arg(long, env = "DENIABLE_LOGINS_PER_MINUTE", default_value_t = 10)]
-    logins_per_minute: u32,
-    /// Seconds within which, after any write, a compaction epoch rewrites the database in
-    /// key order and empties its WAL, so that the files no longer order what was stored by
-    /// arrival (also at every graceful stop and in every backup). Responses stored since
-    /// the last epoch may still be partly ordered in the files until the next one. On
-    /// PostgreSQL (no epochs): how often an idle node applies retention dates.
-    #[arg(long, env = "DENIABLE_COMPACT_EVERY", default_value_t = 300,
-          value_parser = clap::value_parser!(u64).range(1..))]
-    compact_every: u64,
-    /// Take the client address from the last X-Forwarded-For entry. Only behind a reverse
-    /// proxy that appends it (else clients could pick their address); behind a proxy
-    /// without it, every client shares the proxy's allowance.
-    #[arg(long, env = "DENIABLE_TRUST_FORWARDED_FOR")]
-    trust_forwarded_for: bool,
-    /// The address browsers reach Deniable at, e.g. https://surveys.example.org (http or
-    /// https, a host, an optional port; no path). Respondent links, QR codes, sign-up links
-    /// and invitation CSVs use it, and https makes cookies Secure with `__Host-` names.
-    /// Without it they follow each request's own Host header and plain HTTP: set it behind
-    /// a TLS-terminating proxy (X-Forwarded-Host/-Proto and Forwarded are never believed).
-    #[arg(long, env = "DENIABLE_PUBLIC_URL", value_name = "URL")]
-    public_url: Option<PublicUrl>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -575,31 +522,19 @@ async fn verify_command(args: VerifyArgs) -> Result<(), Box<dyn std::error::Erro
 }
 
 async fn serve_command(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
+    let settings = Settings::from_args(args);
     serve::raise_open_file_limit();
-    let db = serve::prepare_database_with(
-        &args.database.db,
-        std::time::Duration::from_secs(args.compact_every),
-    )
-    .await?;
-    let workers = args
-        .workers
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from));
-    let mut settings = Settings::new(workers);
-    settings.static_dir = args.static_dir;
-    settings.hsts = args.hsts;
-    settings.submissions_per_minute = NonZeroU32::new(args.submissions_per_minute);
-    settings.logins_per_minute = NonZeroU32::new(args.logins_per_minute);
-    settings.trust_forwarded_for = args.trust_forwarded_for;
-    settings.public_url = args.public_url.clone();
+    let db = serve::prepare_database_with(&settings.database, settings.compact_every).await?;
     if settings.hsts && settings.public_url.is_none() {
         tracing::warn!(
             "--hsts without --public-url: links and cookies follow plain HTTP and the \
              request's Host; give --public-url https://… behind a TLS proxy"
         );
     }
-    let listening = serve::listen(&args.addr, db.clone(), settings)?;
+    let public_url = settings.public_url.clone();
+    let listening = serve::listen(db.clone(), settings)?;
     println!("Deniable is serving on http://{}", listening.addr);
-    let public = args.public_url.map_or_else(
+    let public = public_url.map_or_else(
         || format!("http://{}", listening.addr),
         |url| url.to_string(),
     );

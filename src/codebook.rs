@@ -344,7 +344,9 @@ fn describe_question(question: &Question) -> Result<QuestionMechanism, AppError>
             "the end the value was rounded to (0 = min, 1 = max; the max end with probability \
              (value − min)/(max − min)); columns: the report"
         }
-        _ => "the true answer, coded as the report is; columns: the report",
+        QuestionType::YesNo | QuestionType::Choice | QuestionType::Ordinal => {
+            "the true answer, coded as the report is; columns: the report"
+        }
     };
     let (r_rr, r_rrreg) = r_arguments(question)?;
     Ok(QuestionMechanism {

@@ -3,7 +3,7 @@
 //! the survey's language (the sentences are in `locales/*/explain.ftl`). The figures come
 //! from the crate's matrix, never re-derived here.
 
-use randomized_response::{Design, Mechanism};
+use randomized_response::{Design, Mechanism, NumberDesign};
 
 use crate::domain::{DesignFields, DesignName, Language, QuestionDesign, QuestionType};
 use crate::error::AppError;
@@ -22,25 +22,40 @@ pub struct Explanation {
     pub observer: String,
 }
 
-/// A percentage for reading: at most one decimal ("67", "16.5", "73.1"), and more only
-/// where rounding would show 0 or 100 for what is neither (99.9998 % is not "100 %").
-pub fn percent(fraction: f64) -> String {
+/// How many decimals a percentage shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decimals {
+    /// Always this many, as a column of figures reads best ("83.5", "85.0").
+    Fixed(usize),
+    /// For a sentence: at most one decimal ("67", "16.5", "73.1"), and more only where
+    /// rounding would show 0 or 100 for what is neither (99.9998 % is not "100 %").
+    AsNeeded,
+}
+
+/// A fraction as a percentage, the number only (the sentence or the page puts the sign):
+/// every percentage of the pages and the form is written here.
+pub fn percent(fraction: f64, decimals: Decimals) -> String {
     let value = fraction * 100.0;
-    let written = |decimals: usize| {
-        let text = format!("{value:.decimals$}");
-        match text.strip_suffix(".0") {
-            Some(whole) if decimals == 1 => whole.to_owned(),
-            _ => text,
+    match decimals {
+        Decimals::Fixed(decimals) => format!("{value:.decimals$}"),
+        Decimals::AsNeeded => {
+            let written = |decimals: usize| {
+                let text = format!("{value:.decimals$}");
+                match text.strip_suffix(".0") {
+                    Some(whole) if decimals == 1 => whole.to_owned(),
+                    _ => text,
+                }
+            };
+            let misleading = |text: &str| {
+                let shown: f64 = text.parse().unwrap_or(value);
+                (shown == 100.0 && value < 100.0) || (shown == 0.0 && value > 0.0)
+            };
+            (1..=6)
+                .map(written)
+                .find(|text| !misleading(text))
+                .unwrap_or_else(|| written(6))
         }
-    };
-    let misleading = |text: &str| {
-        let shown: f64 = text.parse().unwrap_or(value);
-        (shown == 100.0 && value < 100.0) || (shown == 0.0 && value > 0.0)
-    };
-    (1..=6)
-        .map(written)
-        .find(|text| !misleading(text))
-        .unwrap_or_else(|| written(6))
+    }
 }
 
 /// A bound shown as "at most": rounding must not make it look smaller than it is. (The
@@ -60,14 +75,47 @@ pub fn explain(design: &QuestionDesign) -> Result<Explanation, AppError> {
     explain_in(design, catalog(Language::En))
 }
 
+/// The answer an explanation's observer is about, and their belief in it once it is
+/// reported, from [`EXPLAINED_PRIOR`]: the figure the form and the builder both show.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ObserverBound {
+    /// Yes (for two answers), the first option, or a number's upper end.
+    pub answer: usize,
+    /// The crate's [`randomized_response::Design::observer_belief`].
+    pub belief: f64,
+}
+
+/// [`ObserverBound`] of a design: the prior on one answer (Yes, or the first option, or a
+/// number's upper end), the rest spread evenly, and the belief after that answer's report.
+pub fn observer_bound(design: &QuestionDesign) -> Result<ObserverBound, AppError> {
+    let answer = match design.mechanism() {
+        Mechanism::Square(matrix) if matrix.answers() == 2 => Design::YES,
+        Mechanism::Square(_) => 0,
+        Mechanism::Number(_) => NumberDesign::MAX_END,
+    };
+    let belief = design
+        .mechanism()
+        .matrix()
+        .observer_belief(EXPLAINED_PRIOR, answer)
+        .map_err(AppError::internal)?;
+    Ok(ObserverBound { answer, belief })
+}
+
 /// Explains a question's design in a catalog's language.
 pub fn explain_in(design: &QuestionDesign, t: &Catalog) -> Result<Explanation, AppError> {
     let fields: &DesignFields = design.fields();
-    let p = |value: f64| t.decimal(&percent(value));
+    let p = |value: f64| t.decimal(&percent(value, Decimals::AsNeeded));
     let given = |value: Option<f64>| p(value.unwrap_or_default());
+    let mismatch = || {
+        AppError::internal(format!(
+            "a {:?} question with the {:?} design",
+            design.question_type(),
+            design.design_name()
+        ))
+    };
     let plain = match (design.question_type(), design.mechanism()) {
-        (QuestionType::YesNo, Mechanism::Square(matrix)) => match fields.design {
-            Some(DesignName::ForcedResponse) => t.with(
+        (QuestionType::YesNo, Mechanism::Square(matrix)) => match design.design_name() {
+            DesignName::ForcedResponse => t.with(
                 "plain-forced",
                 &[
                     ("truth", given(fields.answer_truthfully).into()),
@@ -75,29 +123,30 @@ pub fn explain_in(design: &QuestionDesign, t: &Catalog) -> Result<Explanation, A
                     ("no", given(fields.forced_no).into()),
                 ],
             ),
-            Some(DesignName::UnrelatedQuestion) => t.with(
+            DesignName::UnrelatedQuestion => t.with(
                 "plain-unrelated",
                 &[
                     ("truth", given(fields.answer_truthfully).into()),
                     ("yes", given(fields.innocuous_yes).into()),
                 ],
             ),
-            _ => t.with(
+            DesignName::Mirrored => t.with(
                 "plain-mirrored",
                 &[(
                     "truth",
                     p(matrix.requested_probability(Design::YES, Design::YES)).into(),
                 )],
             ),
+            DesignName::KAry | DesignName::TwoEnds => return Err(mismatch()),
         },
-        (_, Mechanism::Square(matrix)) => t.with(
+        (QuestionType::Choice | QuestionType::Ordinal, Mechanism::Square(matrix)) => t.with(
             "plain-options",
             &[
                 ("chosen", p(matrix.requested_probability(0, 0)).into()),
                 ("other", p(matrix.requested_probability(0, 1)).into()),
             ],
         ),
-        (_, Mechanism::Number(number_design)) => t.with(
+        (QuestionType::Number, Mechanism::Number(number_design)) => t.with(
             "plain-number",
             &[
                 ("min", number(number_design.min(), t).into()),
@@ -105,74 +154,44 @@ pub fn explain_in(design: &QuestionDesign, t: &Catalog) -> Result<Explanation, A
                 ("truth", p(number_design.truth_probability()).into()),
             ],
         ),
+        (
+            QuestionType::YesNo | QuestionType::Choice | QuestionType::Ordinal,
+            Mechanism::Number(_),
+        )
+        | (QuestionType::Number, Mechanism::Square(_)) => return Err(mismatch()),
     };
     let prior = p(EXPLAINED_PRIOR);
     let epsilon = t.decimal(&format!("{:.2}", design.epsilon()));
-    let observer = match design.mechanism() {
-        Mechanism::Square(matrix) => {
-            // A 10 % prior on one answer (Yes, or the first option), the rest spread evenly.
-            let answers = matrix.answers();
-            let target = if answers == 2 { Design::YES } else { 0 };
-            let others = (1.0 - EXPLAINED_PRIOR) / (answers - 1) as f64;
-            let prior_of: Vec<f64> = (0..answers)
-                .map(|answer| {
-                    if answer == target {
-                        EXPLAINED_PRIOR
-                    } else {
-                        others
-                    }
-                })
-                .collect();
-            let posterior = matrix
-                .posterior(&prior_of, target)
-                .map_err(AppError::internal)?
-                .as_slice()[target];
-            let posterior = t.decimal(&percent_rounded_up(posterior));
-            match design.question_type() {
-                QuestionType::YesNo => t.with(
-                    "observer-yes-no",
-                    &[
-                        ("prior", prior.into()),
-                        ("posterior", posterior.into()),
-                        ("epsilon", epsilon.into()),
-                    ],
-                ),
-                _ => t.with(
-                    "observer-option",
-                    &[
-                        ("prior", prior.into()),
-                        ("option", design.report_label(target as u8).into()),
-                        ("posterior", posterior.into()),
-                        ("epsilon", epsilon.into()),
-                    ],
-                ),
-            }
-        }
-        Mechanism::Number(number_design) => {
-            let (min, max) = (number_design.min(), number_design.max());
-            let mut posterior = [0.0; 2];
-            number_design
-                .posterior(
-                    &[min, max],
-                    &[1.0 - EXPLAINED_PRIOR, EXPLAINED_PRIOR],
-                    randomized_response::NumberDesign::MAX_END,
-                    &mut posterior,
-                )
-                .map_err(AppError::internal)?;
-            t.with(
-                "observer-number",
-                &[
-                    ("prior", prior.into()),
-                    ("max", number(max, t).into()),
-                    ("min", number(min, t).into()),
-                    (
-                        "posterior",
-                        t.decimal(&percent_rounded_up(posterior[1])).into(),
-                    ),
-                    ("epsilon", epsilon.into()),
-                ],
-            )
-        }
+    let bound = observer_bound(design)?;
+    let posterior = t.decimal(&percent_rounded_up(bound.belief));
+    let observer = match design.question_type() {
+        QuestionType::YesNo => t.with(
+            "observer-yes-no",
+            &[
+                ("prior", prior.into()),
+                ("posterior", posterior.into()),
+                ("epsilon", epsilon.into()),
+            ],
+        ),
+        QuestionType::Choice | QuestionType::Ordinal => t.with(
+            "observer-option",
+            &[
+                ("prior", prior.into()),
+                ("option", design.report_label(bound.answer as u8).into()),
+                ("posterior", posterior.into()),
+                ("epsilon", epsilon.into()),
+            ],
+        ),
+        QuestionType::Number => t.with(
+            "observer-number",
+            &[
+                ("prior", prior.into()),
+                ("max", number(fields.max.unwrap_or_default(), t).into()),
+                ("min", number(fields.min.unwrap_or_default(), t).into()),
+                ("posterior", posterior.into()),
+                ("epsilon", epsilon.into()),
+            ],
+        ),
     };
     Ok(Explanation { plain, observer })
 }
@@ -215,14 +234,14 @@ mod tests {
 
     #[test]
     fn percentages_keep_a_decimal_only_where_it_matters() {
-        assert_eq!(percent(0.67), "67");
-        assert_eq!(percent(0.165), "16.5");
-        assert_eq!(percent(0.05), "5");
-        assert_eq!(percent(0.015), "1.5");
-        assert_eq!(percent(0.731_058_578_6), "73.1");
-        assert_eq!(percent(0.999_998), "99.9998");
-        assert_eq!(percent(0.000_002), "0.0002");
-        assert_eq!(percent(1.0), "100");
+        assert_eq!(percent(0.67, Decimals::AsNeeded), "67");
+        assert_eq!(percent(0.165, Decimals::AsNeeded), "16.5");
+        assert_eq!(percent(0.05, Decimals::AsNeeded), "5");
+        assert_eq!(percent(0.015, Decimals::AsNeeded), "1.5");
+        assert_eq!(percent(0.731_058_578_6, Decimals::AsNeeded), "73.1");
+        assert_eq!(percent(0.999_998, Decimals::AsNeeded), "99.9998");
+        assert_eq!(percent(0.000_002, Decimals::AsNeeded), "0.0002");
+        assert_eq!(percent(1.0, Decimals::AsNeeded), "100");
     }
 
     #[test]

@@ -115,7 +115,9 @@ pub struct ConditionalResults {
 fn labels(question: &Question) -> Vec<String> {
     match question.design.question_type() {
         QuestionType::YesNo => vec!["No".to_owned(), "Yes".to_owned()],
-        _ => question.design.options().unwrap_or_default().to_vec(),
+        QuestionType::Choice | QuestionType::Ordinal | QuestionType::Number => {
+            question.design.options().unwrap_or_default().to_vec()
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 pub mod breakdown;
 pub mod cli;
 pub mod codebook;
+pub mod config;
 pub mod crypto;
 pub mod db;
 pub mod domain;

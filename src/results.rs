@@ -743,7 +743,10 @@ fn planning_estimators(
     let matrix = mechanism.matrix();
     let options: Vec<usize> = match design.question_type() {
         QuestionType::YesNo => vec![Design::YES],
-        _ => (0..matrix.answers()).collect(),
+        // A number returned above, with its mean; an ordinal scale plans for its shares.
+        QuestionType::Choice | QuestionType::Ordinal | QuestionType::Number => {
+            (0..matrix.answers()).collect()
+        }
     };
     options
         .into_iter()

@@ -4,9 +4,10 @@ use std::net::{SocketAddr, TcpListener};
 
 use actix_web::dev::{Server, ServerHandle};
 
+use crate::config::Settings;
 use crate::db::{queries, Database, DbLocation};
 use crate::error::AppError;
-use crate::http::{self, Settings};
+use crate::http;
 
 /// Opens the database (creating and migrating it) and creates the demo survey if absent.
 pub async fn prepare_database(location: impl Into<DbLocation>) -> Result<Database, AppError> {
@@ -37,7 +38,9 @@ impl Listening {
     }
 }
 
-pub fn listen(addr: &str, db: Database, settings: Settings) -> Result<Listening, AppError> {
+/// Listens on `settings.addr` and builds the server on it.
+pub fn listen(db: Database, settings: Settings) -> Result<Listening, AppError> {
+    let addr = &settings.addr;
     let listener = TcpListener::bind(addr)
         .map_err(|error| AppError::internal_context(format!("cannot listen on {addr}"), error))?;
     let addr = listener.local_addr().map_err(AppError::internal)?;

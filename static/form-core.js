@@ -2,7 +2,8 @@
 // randomizing, the state kept in localStorage and sending with automatic retries. A plain
 // script (the CSP allows only 'self' scripts, and there is no bundler) that defines
 // globalThis.DeniableCore. Every function takes what it touches as arguments (fetch, the
-// storage, crypto.getRandomValues, the WebAssembly exports, sleep, a clock), so the tests
+// storage, crypto.getRandomValues, the WebAssembly exports and how many records they hold,
+// sleep, a clock), so the tests
 // run this very file in Node.js for hundreds of simulated devices.
 //
 // Privacy (DESIGN invariants 1, 2, 6, 9, 10): true answers only pass through `prepare` into
@@ -44,7 +45,6 @@
   const VALUE_AT = 32;
   const KIND_K_ARY = 3;
   const KIND_NUMBER = 4;
-  const MAX_QUESTIONS = 100; // the records the module's buffer holds
   // The kind byte and the parameters, in record order, of each type and design.
   const DESIGNS = {
     "yes_no mirrored": { kind: 0, parameters: ["epsilon"] },
@@ -57,7 +57,7 @@
   const MAX_REPORT = 19; // a choice or ordinal question has at most 20 options
   // What the module's negative statuses mean (randomized-response/src/abi.rs, AbiError).
   const REFUSALS = {
-    "-1": "the number of questions is not between 1 and 100",
+    "-1": "the number of questions is more than the module holds",
     "-2": "a question's design parameters were refused",
     "-3": "a true answer is not one of its question's answers",
     "-5": "a number is outside its question's bounds",
@@ -181,12 +181,16 @@
    * answers: [{ question, truth }] in question order (see the header) → reports, integers
    * in the same order. The device's 32 bytes come from getRandomValues and are mixed with
    * the server's nonce by the module; every question takes its design's draws in order
-   * (one for yes/no, choice and ordinal, two for a number).
+   * (one for yes/no, choice and ordinal, two for a number). maxQuestions: the records the
+   * module's buffer holds (the page's data-max-questions, from the server's crate).
    */
-  function randomize(mechanism, getRandomValues, nonceHex, answers) {
+  function randomize(mechanism, getRandomValues, nonceHex, answers, maxQuestions) {
     const nonce = hexToBytes(nonceHex, SEED_BYTES);
-    if (answers.length < 1 || answers.length > MAX_QUESTIONS) {
-      throw new Error("between 1 and " + MAX_QUESTIONS + " answers, got " + answers.length);
+    if (!Number.isInteger(maxQuestions) || maxQuestions < 1) {
+      throw new Error("no limit on the number of questions was given");
+    }
+    if (answers.length < 1 || answers.length > maxQuestions) {
+      throw new Error("between 1 and " + maxQuestions + " answers, got " + answers.length);
     }
     const base = mechanism.rr_buffer();
     const size = INPUT_OFFSET + RECORD_BYTES * answers.length;
@@ -300,8 +304,8 @@
    * randomizes the answers (truths are passed to the mechanism and forgotten) and writes the
    * pending state. answers: [{ question, truth }] in question order (see the header); the
    * reports are keyed by question.id; `token`, for a survey that requires invitations, is the
-   * redeemed token (see `redeem`). Returns the state ({reports, response_id, pending}) and
-   * whether it could be stored.
+   * redeemed token (see `redeem`); deps.maxQuestions is randomize's maxQuestions. Returns
+   * the state ({reports, response_id, pending}) and whether it could be stored.
    */
   function prepare(deps, slug, nonceHex, answers, token) {
     // A grouping question (type "grouping", "randomized": false) is sent as given and takes
@@ -316,7 +320,7 @@
     });
     const receipt = drawReceipt(deps.getRandomValues);
     const responseId = responseIdOf(deps.mechanism, receipt);
-    const randomized = randomize(deps.mechanism, deps.getRandomValues, nonceHex, toRandomize);
+    const randomized = randomize(deps.mechanism, deps.getRandomValues, nonceHex, toRandomize, deps.maxQuestions);
     const reports = {};
     toRandomize.forEach(function (answer, i) {
       reports[String(answer.question.id)] = randomized[i];

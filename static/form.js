@@ -56,6 +56,8 @@
   }
 
   const deps = {
+    // The most answers the mechanism takes at once (the server's, from the crate).
+    maxQuestions: Number(page.dataset.maxQuestions),
     fetch: window.fetch.bind(window),
     storage: deviceStorage(),
     getRandomValues: window.crypto && window.crypto.getRandomValues ? window.crypto.getRandomValues.bind(window.crypto) : null,

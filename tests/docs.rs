@@ -316,6 +316,12 @@ fn every_file_and_folder_the_architecture_map_names_exists() {
             missing.push(written.to_owned());
         }
     }
-    assert!(named > 30, "the map names only {named} paths; did the pattern break?");
-    assert!(missing.is_empty(), "docs/architecture.md names paths that do not exist: {missing:?}");
+    assert!(
+        named > 30,
+        "the map names only {named} paths; did the pattern break?"
+    );
+    assert!(
+        missing.is_empty(),
+        "docs/architecture.md names paths that do not exist: {missing:?}"
+    );
 }

@@ -621,4 +621,25 @@ impl Design {
             len: self.size,
         })
     }
+
+    /// The bound the form and the builder state: what an observer believes about `answer`
+    /// once `answer` is reported, from a belief `prior` in it beforehand and the rest spread
+    /// evenly over the other answers,
+    /// `ξ P[a][a] / (ξ P[a][a] + (1 − ξ)/(k − 1) · Σ_{t≠a} P[t][a])` ([`Self::posterior`],
+    /// with the realized P). For the symmetric yes/no design and a = Yes it is
+    /// `ξp / (ξp + (1 − ξ)q)` (docs/design.md, "What an observer learns").
+    ///
+    /// `prior` needs to be in [0, 1] and `answer` one of the design's answers.
+    pub fn observer_belief(&self, prior: f64, answer: usize) -> Result<f64, DesignError> {
+        self.check_answer(answer)?;
+        if !(0.0..=1.0).contains(&prior) {
+            return Err(DesignError::Prior);
+        }
+        let rest = (1.0 - prior) / (self.size - 1) as f64;
+        let mut priors = [0.0; MAX_OPTIONS];
+        for (truth, belief) in priors.iter_mut().take(self.size).enumerate() {
+            *belief = if truth == answer { prior } else { rest };
+        }
+        Ok(self.posterior(&priors[..self.size], answer)?.as_slice()[answer])
+    }
 }

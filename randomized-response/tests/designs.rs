@@ -878,6 +878,54 @@ fn intervals_have_their_closed_forms_for_an_option_of_a_choice() {
 }
 
 #[test]
+fn the_observer_belief_is_the_posterior_of_the_reported_answer() {
+    // Warner's closed form: at ε = ln 3 (p = 3/4), 10 % becomes 25 % after a Yes.
+    let warner = Design::mirrored(PrivacyLevel::warner());
+    let belief = warner.observer_belief(0.1, Design::YES).unwrap();
+    assert!(close(belief, 0.25, 1e-12), "{belief}");
+    assert!(close(
+        belief,
+        posterior_after_yes(0.1, PrivacyLevel::warner()).unwrap(),
+        1e-12
+    ));
+    // The smallest ε barely moves it: the odds change by a factor in [1, e^ε]. The ends of
+    // the prior stay where they are.
+    let faint = PrivacyLevel::new(PrivacyLevel::MIN_EPSILON).unwrap();
+    let belief = Design::mirrored(faint)
+        .observer_belief(0.1, Design::YES)
+        .unwrap();
+    let odds_change = belief / (1.0 - belief) / (0.1 / 0.9);
+    assert!((1.0..=faint.epsilon().exp() * (1.0 + 1e-12)).contains(&odds_change));
+    assert_eq!(warner.observer_belief(0.0, Design::YES).unwrap(), 0.0);
+    assert_eq!(warner.observer_belief(1.0, Design::YES).unwrap(), 1.0);
+    // Asymmetric forced response: the truth 1/2, Yes forced 2/5, No forced 1/10, so a Yes
+    // report comes from a Yes 9/10 of the time and from a No 2/5: 0.09 / (0.09 + 0.36).
+    let forced = Design::forced_response(0.5, 0.4, 0.1).unwrap();
+    let belief = forced.observer_belief(0.1, Design::YES).unwrap();
+    assert!(close(belief, 0.2, 1e-9), "{belief}");
+    // k options: the rest spread evenly, P[0][0] = e^ε / (e^ε + k − 1).
+    let k_ary = Design::k_ary(4, PrivacyLevel::new(1.5).unwrap()).unwrap();
+    let (keep, other) = (k_ary.probability(0, 0), k_ary.probability(1, 0));
+    let expected = 0.1 * keep / (0.1 * keep + 0.9 * other);
+    assert!(close(
+        k_ary.observer_belief(0.1, 0).unwrap(),
+        expected,
+        1e-12
+    ));
+    assert_eq!(
+        warner.observer_belief(1.5, Design::YES),
+        Err(DesignError::Prior)
+    );
+    assert!(matches!(
+        warner.observer_belief(0.1, 2),
+        Err(DesignError::AnswerOutOfRange {
+            answer: 2,
+            answers: 2
+        })
+    ));
+}
+
+#[test]
 fn posteriors_follow_bayes_rule_and_move_the_odds_by_at_most_e_to_the_epsilon() {
     let warner = PrivacyLevel::warner();
     let mirrored = Design::mirrored(warner);

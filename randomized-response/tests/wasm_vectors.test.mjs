@@ -120,7 +120,7 @@ test('form-core.js writes the committed records from the definitions and gets th
     const { calls, mechanism } = watched(exports);
     const answers = testCase.questions.map(({ truth, record, ...question }) => ({ question, truth }));
     const reports = core.randomize(mechanism, scriptedRandom(hexBytes(testCase.device_bytes)),
-      testCase.server_nonce, answers);
+      testCase.server_nonce, answers, MAX_QUESTIONS);
     assert.deepEqual([...reports], testCase.reports, `case ${index}`);
     assert.equal(calls.length, 1);
     const { count, input } = calls[0];
@@ -231,13 +231,13 @@ test('form-core.js refuses unknown designs and malformed answers before drawing,
     [{ question: { ...choice, options: Array(258).fill('x') }, truth: 0 }],
     [{ question: yesNo, truth: 1 }, { question: amount, truth: '12' }],
   ]) {
-    assert.throws(() => core.randomize(exports, neverDrawn, nonce, answers), /^Error: question \d+: /, JSON.stringify(answers));
+    assert.throws(() => core.randomize(exports, neverDrawn, nonce, answers, MAX_QUESTIONS), /^Error: question \d+: /, JSON.stringify(answers));
     assert.ok(bufferOf(exports).every((byte) => byte === 0), 'nothing left in the buffer');
   }
   // No record is written past the module's buffer, and none for an empty survey.
   for (const count of [0, 101]) {
     const answers = Array.from({ length: count }, () => ({ question: yesNo, truth: 1 }));
-    assert.throws(() => core.randomize(exports, neverDrawn, nonce, answers), /between 1 and 100 answers/);
+    assert.throws(() => core.randomize(exports, neverDrawn, nonce, answers, MAX_QUESTIONS), /between 1 and 100 answers/);
   }
   // Refused by the module: the message gives the code, and the buffer is zeroed all the same.
   const device = () => scriptedRandom(new Uint8Array(32).fill(9));
@@ -248,7 +248,7 @@ test('form-core.js refuses unknown designs and malformed answers before drawing,
     [[{ question: { ...choice, options: Array(21).fill('x') }, truth: 0 }], -2],
     [[{ question: yesNo, truth: 1 }, { question: amount, truth: 31 }], -5],
   ]) {
-    assert.throws(() => core.randomize(exports, device(), nonce, answers), new RegExp(`\\(${code}: `));
+    assert.throws(() => core.randomize(exports, device(), nonce, answers, MAX_QUESTIONS), new RegExp(`\\(${code}: `));
     assert.ok(bufferOf(exports).every((byte) => byte === 0), `nothing left after ${code}`);
   }
 });
@@ -313,9 +313,9 @@ test('form-core.js sends a grouping answer as given, and the other questions dra
   const yesNo = { id: 1, type: 'yes_no', design: 'mirrored', epsilon: 0.5 };
   const year = { id: 2, type: 'grouping', options: ['First', 'Second', 'Later'], randomized: false };
   const choice = { id: 3, type: 'choice', design: 'k_ary', options: ['a', 'b', 'c'], epsilon: 1 };
-  const withGrouping = core.prepare({ mechanism: exports, getRandomValues: counting(), storage: memory() }, 's', nonce,
+  const withGrouping = core.prepare({ mechanism: exports, getRandomValues: counting(), storage: memory(), maxQuestions: MAX_QUESTIONS }, 's', nonce,
     [{ question: yesNo, truth: 1 }, { question: year, truth: 2 }, { question: choice, truth: 0 }]);
-  const without = core.prepare({ mechanism: exports, getRandomValues: counting(), storage: memory() }, 's', nonce,
+  const without = core.prepare({ mechanism: exports, getRandomValues: counting(), storage: memory(), maxQuestions: MAX_QUESTIONS }, 's', nonce,
     [{ question: yesNo, truth: 1 }, { question: choice, truth: 0 }]);
   const reports = withGrouping.state.reports;
   assert.equal(reports['2'], 2, 'the grouping answer, as given');
@@ -326,7 +326,7 @@ test('form-core.js sends a grouping answer as given, and the other questions dra
   const neverDrawn = () => assert.fail('nothing is drawn for a refused grouping answer');
   for (const truth of [3, -1, 0.5, '1']) {
     const storage = memory();
-    assert.throws(() => core.prepare({ mechanism: exports, getRandomValues: neverDrawn, storage }, 's', nonce,
+    assert.throws(() => core.prepare({ mechanism: exports, getRandomValues: neverDrawn, storage, maxQuestions: MAX_QUESTIONS }, 's', nonce,
       [{ question: yesNo, truth: 1 }, { question: year, truth }]), /question 2: the answer is not an option's index/);
     assert.equal(storage.getItem(core.storageKey('s')), null, 'nothing kept');
   }

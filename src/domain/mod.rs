@@ -35,7 +35,9 @@ pub use token::{
     Redemption, RedemptionInput, SpentToken, SurveyKey, Token, TokenInput, TOKEN_INPUT_BYTES,
 };
 
-pub const MAX_QUESTIONS: usize = 100;
+/// A survey's most questions: as many as one call of the mechanism randomizes (its
+/// WebAssembly buffer's records), so every accepted survey can be answered on a device.
+pub const MAX_QUESTIONS: usize = randomized_response::MAX_QUESTIONS;
 pub const MAX_TITLE_CHARS: usize = 200;
 pub const MAX_DESCRIPTION_CHARS: usize = 4_000;
 pub const MAX_QUESTION_CHARS: usize = 1_000;

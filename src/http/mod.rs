@@ -17,7 +17,6 @@ pub use pages::form::{form_headers, form_page, FormPage};
 pub use static_files::{built_in, built_in_names};
 
 use std::net::TcpListener;
-use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -31,6 +30,7 @@ use actix_web::{
 };
 use futures_util::future::{ready, Either};
 
+pub use crate::config::Settings;
 use crate::db::Database;
 use crate::error::AppError;
 use public_url::{origin, ConfiguredPublicUrl};
@@ -78,44 +78,6 @@ pub const DISCONNECT_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// Two years, the preload lists' minimum; sent only when the operator says HTTPS is in front.
 pub const STRICT_TRANSPORT_SECURITY: &str = "max-age=63072000; includeSubDomains";
-
-/// How the HTTP layer is run; the CLI fills it from flags and the environment.
-#[derive(Debug, Clone)]
-pub struct Settings {
-    /// For development only: serve `/static/` from this directory instead of the files
-    /// built into the binary. `None` (the default): the built-in files.
-    pub static_dir: Option<PathBuf>,
-    pub workers: usize,
-    /// Send `Strict-Transport-Security`: only for deployments behind HTTPS.
-    pub hsts: bool,
-    /// Submissions per minute and client address (a burst of that many); `None`: unlimited.
-    pub submissions_per_minute: Option<NonZeroU32>,
-    /// Sign-in attempts per minute and client address (a burst of that many); `None`:
-    /// unlimited.
-    pub logins_per_minute: Option<NonZeroU32>,
-    /// Behind a reverse proxy, the client is the last `X-Forwarded-For` address.
-    pub trust_forwarded_for: bool,
-    /// Where browsers reach this server: absolute links and the secure context come from
-    /// it. `None`: from the request's own `Host` and this connection's scheme.
-    pub public_url: Option<PublicUrl>,
-    /// How long a request body may take to arrive ([`BODY_READ_TIMEOUT`]).
-    pub body_read_timeout: Duration,
-}
-
-impl Settings {
-    pub fn new(workers: usize) -> Self {
-        Self {
-            static_dir: None,
-            workers,
-            hsts: false,
-            submissions_per_minute: None,
-            logins_per_minute: None,
-            trust_forwarded_for: false,
-            public_url: None,
-            body_read_timeout: BODY_READ_TIMEOUT,
-        }
-    }
-}
 
 /// Builds the server on an already bound listener (tests bind port 0).
 pub fn server(listener: TcpListener, db: Database, settings: Settings) -> std::io::Result<Server> {

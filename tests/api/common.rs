@@ -31,10 +31,12 @@ pub async fn spawn_app() -> TestApp {
     spawn_app_with(test_settings()).await
 }
 
-/// The settings of `spawn_app()`: two workers, no HSTS, no rate limit, the static files
-/// built into the binary.
+/// The settings of `spawn_app()`: any free port, two workers, no HSTS, no rate limit, the
+/// static files built into the binary.
 pub fn test_settings() -> Settings {
-    Settings::new(2)
+    let mut settings = Settings::new(2);
+    settings.addr = "127.0.0.1:0".to_owned();
+    settings
 }
 
 pub async fn spawn_app_with(settings: Settings) -> TestApp {
@@ -57,15 +59,17 @@ pub async fn spawn_app_in_with(directory: Arc<TempDir>, settings: Settings) -> T
 /// A server whose compaction epochs run within `compact_every` of any write.
 pub async fn spawn_app_with_epochs(
     directory: Arc<TempDir>,
-    settings: Settings,
+    mut settings: Settings,
     compact_every: std::time::Duration,
 ) -> TestApp {
     let db_path = directory.path().join("deniable.db");
     let db_location = database_in(directory.path());
-    let db = serve::prepare_database_with(&db_location, compact_every)
+    settings.database = db_location.clone();
+    settings.compact_every = compact_every;
+    let db = serve::prepare_database_with(&settings.database, settings.compact_every)
         .await
         .expect("database opens");
-    let listening = serve::listen("127.0.0.1:0", db.clone(), settings).expect("server binds");
+    let listening = serve::listen(db.clone(), settings).expect("server binds");
     let handle = Some(listening.handle());
     let address = format!("http://{}", listening.addr);
     tokio::spawn(listening.server);

@@ -67,3 +67,32 @@ pub(crate) fn researcher_add(db: &std::path::Path, email: &str) -> std::process:
     drop(stdin);
     child.wait_with_output().unwrap()
 }
+
+/// The form gives its script the crate's question limit (the records the mechanism's buffer
+/// holds); the scripts write no number of their own.
+#[tokio::test]
+async fn the_form_gives_its_script_the_crates_question_limit() {
+    let app = spawn_app().await;
+    let page = app
+        .client
+        .get(format!("{}/s/demo", app.address))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let limit = randomized_response::MAX_QUESTIONS;
+    assert!(
+        page.contains(&format!("data-max-questions=\"{limit}\"")),
+        "{page}"
+    );
+    assert_eq!(deniable::domain::MAX_QUESTIONS, limit);
+    for script in [
+        include_str!("../../static/form-core.js"),
+        include_str!("../../static/form.js"),
+    ] {
+        let literal = regex::Regex::new(&format!(r"\b{limit}\b")).unwrap();
+        assert!(!literal.is_match(script), "a literal {limit} in a script");
+    }
+}

@@ -639,26 +639,22 @@ async fn an_infinite_epsilon_design_is_refused_with_its_reason_and_everything_ty
 /// ends), and the crate's respondents for ±5 % and ±10 %.
 type FiguresCase = (Vec<(&'static str, &'static str)>, Design, [u64; 2]);
 
-/// What an observer's belief in any one answer, 10 % beforehand, can become after one
-/// report (Bayes' rule with the crate's realized matrix).
+/// What an observer's belief in the answer the form names (Yes, the first option, a
+/// number's upper end), 10 % beforehand and the rest spread evenly, becomes once that answer
+/// is reported (Bayes' rule with the crate's realized matrix).
 fn observer_bound(design: &Design) -> f64 {
     let answers = design.answers();
-    let mut most: f64 = 0.0;
-    for answer in 0..answers {
-        let prior: Vec<f64> = (0..answers)
-            .map(|t| {
-                if t == answer {
-                    0.1
-                } else {
-                    0.9 / (answers - 1) as f64
-                }
-            })
-            .collect();
-        for report in 0..answers {
-            most = most.max(design.posterior(&prior, report).unwrap().as_slice()[answer]);
-        }
-    }
-    most
+    let answer = if answers == 2 { Design::YES } else { 0 };
+    let prior: Vec<f64> = (0..answers)
+        .map(|t| {
+            if t == answer {
+                0.1
+            } else {
+                0.9 / (answers - 1) as f64
+            }
+        })
+        .collect();
+    design.posterior(&prior, answer).unwrap().as_slice()[answer]
 }
 
 #[tokio::test]
@@ -696,6 +692,22 @@ async fn the_figures_route_gives_the_crates_numbers_for_every_design() {
                     ("answer_truthfully", "0.67"),
                     ("forced_yes", "0.165"),
                     ("forced_no", "0.165"),
+                ],
+                design,
+                needed,
+            )
+        },
+        {
+            // Asymmetric: the form's figure is the belief after a Yes (20 %), not after a No
+            // from a 10 % prior on No (40 %).
+            let design = Design::forced_response(0.5, 0.4, 0.1).unwrap();
+            let needed = [0.05, 0.10].map(|f| shares(&design, &[Design::YES], f));
+            (
+                vec![
+                    ("design", "forced_response"),
+                    ("answer_truthfully", "0.5"),
+                    ("forced_yes", "0.4"),
+                    ("forced_no", "0.1"),
                 ],
                 design,
                 needed,

@@ -27,6 +27,8 @@ const TOKENS_MODULE = await WebAssembly.compile(
   await readFile(path.join(REPO_ROOT, 'static', 'blind_tokens.wasm')),
 );
 
+// The crate's MAX_QUESTIONS, which the form page gives form.js as data-max-questions.
+const MAX_QUESTIONS = 100;
 const DEVICES = 500;
 const ARRIVAL_WINDOW_MS = 60_000;
 const BURST_WINDOW_MS = 2_000;
@@ -78,6 +80,7 @@ async function newDevice({ fetchImpl = fetch, origin = '' } = {}) {
   const { exports: tokenExports } = await WebAssembly.instantiate(TOKENS_MODULE, {});
   const retries = [];
   const deps = {
+    maxQuestions: MAX_QUESTIONS,
     fetch: context.fetch,
     storage: context.localStorage,
     getRandomValues: context.crypto.getRandomValues,

@@ -8,7 +8,7 @@ use crate::breakdown::{Breakdown, Difference, GroupResults};
 use crate::domain::{QuestionType, Survey};
 use crate::results::{IntervalBounds, Intervals, Primary};
 
-use super::percent;
+use super::reading::percent_with;
 
 /// A grouping question the page can break down by.
 pub struct GroupingChoice {
@@ -190,7 +190,9 @@ impl BreakdownView {
                 // The yes share or the mean (None), or each option's share.
                 let targets: Vec<Option<usize>> = match question.design.question_type() {
                     QuestionType::Choice => (0..options.len()).map(Some).collect(),
-                    _ => vec![None],
+                    QuestionType::YesNo | QuestionType::Ordinal | QuestionType::Number => {
+                        vec![None]
+                    }
                 };
                 // A mean's scale, as the groups' figures give it.
                 let scale = shown
@@ -251,10 +253,10 @@ impl BreakdownView {
                                 n: group.n.map_or_else(|| "–".to_owned(), |n| n.to_string()),
                                 estimate: estimate.map_or_else(
                                     || "–".to_owned(),
-                                    |e| if share { percent(e) } else { number(e) },
+                                    |e| if share { percent_with(e, 1) } else { number(e) },
                                 ),
                                 interval: if share {
-                                    interval_text(drawn, percent)
+                                    interval_text(drawn, |e| percent_with(e, 1))
                                 } else {
                                     interval_text(drawn, number)
                                 },

@@ -9,11 +9,11 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use randomized_response::{Confidence, PrivacyLevel};
 use serde::{Deserialize, Serialize};
 
-use super::percent;
+use super::reading::percent_with;
 use super::refusal::{plain_refusal, researcher_language, Field};
 use crate::domain::{DesignFields, DesignName, QuestionDesign, QuestionType, GROUPING_TYPE};
 use crate::error::AppError;
-use crate::explain::{explain, EXPLAINED_PRIOR};
+use crate::explain::{explain, observer_bound, ObserverBound, EXPLAINED_PRIOR};
 use crate::http::extract::Owner;
 use crate::i18n::{catalog, Language};
 use crate::results::{planning, Planning, Primary, PLANNING_HALF_WIDTH};
@@ -273,9 +273,11 @@ pub struct DesignFigures {
     pub epsilon: f64,
     /// The largest probability that a report equals the truth.
     pub truth_probability: f64,
-    /// The observer's prior belief in an answer, for `posterior`.
+    /// The observer's prior belief in an answer (Yes, the first option, a number's upper
+    /// end), for `posterior`.
     pub prior: f64,
-    /// The most that belief can become after any report (the odds move by at most e^ε).
+    /// That belief once that answer is reported, as the respondent's form states it
+    /// ([`observer_bound`]; the odds move by at most e^ε).
     pub posterior: f64,
     /// The planner's confidence level.
     pub confidence: f64,
@@ -319,34 +321,6 @@ pub fn planning_interval_name(interval: Primary) -> &'static str {
     }
 }
 
-/// The most an observer's belief in any one answer, `EXPLAINED_PRIOR` beforehand (the rest
-/// spread evenly), can become after seeing any one report (Bayes' rule on the realized
-/// matrix, [`randomized_response::Design::posterior`]).
-fn observer_belief(design: &QuestionDesign) -> Result<f64, AppError> {
-    let matrix = design.mechanism().matrix();
-    let answers = matrix.answers();
-    let rest = (1.0 - EXPLAINED_PRIOR) / (answers - 1) as f64;
-    let mut most: f64 = 0.0;
-    for answer in 0..answers {
-        let prior: Vec<f64> = (0..answers)
-            .map(|truth| {
-                if truth == answer {
-                    EXPLAINED_PRIOR
-                } else {
-                    rest
-                }
-            })
-            .collect();
-        for report in 0..answers {
-            let posterior = matrix
-                .posterior(&prior, report)
-                .map_err(AppError::internal)?;
-            most = most.max(posterior.as_slice()[answer]);
-        }
-    }
-    Ok(most)
-}
-
 /// A number as the page shows a bound or parameter: as typed, without trailing zeros.
 fn plain(value: f64) -> String {
     format!("{value}")
@@ -365,17 +339,38 @@ fn planner_target(design: &QuestionDesign) -> String {
     }
 }
 
-fn observer(design: &QuestionDesign, posterior: f64) -> String {
-    let about = match design.question_type() {
-        QuestionType::YesNo => "a respondent's true answer (Yes, or No)",
-        QuestionType::Choice | QuestionType::Ordinal => "a respondent's true option",
-        QuestionType::Number => "a respondent's number at one end of the range",
+/// The observer's sentence: the same answer and figure as the respondent's form
+/// ([`observer_bound`]), in the researcher's words.
+fn observer(design: &QuestionDesign, bound: ObserverBound) -> String {
+    let fields = design.fields();
+    let (about, seen) = match design.question_type() {
+        QuestionType::YesNo => (
+            "a respondent's true answer is Yes".to_owned(),
+            "a Yes report".to_owned(),
+        ),
+        QuestionType::Choice | QuestionType::Ordinal => (
+            format!(
+                "a respondent's true option is “{}”",
+                design.report_label(bound.answer as u8)
+            ),
+            "that option reported".to_owned(),
+        ),
+        QuestionType::Number => {
+            let (min, max) = (
+                plain(fields.min.unwrap_or_default()),
+                plain(fields.max.unwrap_or_default()),
+            );
+            (
+                format!("a respondent's number is {max} rather than {min}"),
+                format!("a report of {max}"),
+            )
+        }
     };
     format!(
-        "An observer who thought {about} {} likely would, after seeing the report, think it \
-         at most {}.",
-        percent(EXPLAINED_PRIOR),
-        percent(posterior)
+        "An observer who thought there was a {} chance that {about} would, after seeing \
+         {seen}, think it at most {}.",
+        percent_with(EXPLAINED_PRIOR, 1),
+        percent_with(bound.belief, 1)
     )
 }
 
@@ -388,25 +383,25 @@ impl DesignFigures {
             planning.chernoff_for_5_points,
             planning.chernoff_for_10_points,
         );
-        let posterior = observer_belief(design)?;
+        let bound = observer_bound(design)?;
         Ok(Self {
             question_type: design.question_type(),
             design: design.design_name(),
             epsilon: design.epsilon(),
             truth_probability: design.truth_probability(),
             prior: EXPLAINED_PRIOR,
-            posterior,
+            posterior: bound.belief,
             confidence: PLANNING_CONFIDENCE,
             respondents_needed_5: five,
             respondents_needed_10: ten,
             planning,
             summary: explain(design)?.plain,
             planner_target: planner_target(design),
-            observer: observer(design, posterior),
+            observer: observer(design, bound),
             display: FiguresDisplay {
                 epsilon: format!("{:.2}", design.epsilon()),
-                truth_probability: percent(design.truth_probability()),
-                posterior: percent(posterior),
+                truth_probability: percent_with(design.truth_probability(), 1),
+                posterior: percent_with(bound.belief, 1),
                 respondents_needed_5: planning.for_5_points.to_string(),
                 respondents_needed_10: planning.for_10_points.to_string(),
                 chernoff_needed_5: five.to_string(),
@@ -445,7 +440,7 @@ impl FiguresText {
             epsilon_value: figures.epsilon.to_string(),
             truth: figures.display.truth_probability.clone(),
             observer: figures.observer.clone(),
-            confidence: format!("{:.0} %", figures.confidence * 100.0),
+            confidence: percent_with(figures.confidence, 0),
             needed_5: figures.display.respondents_needed_5.clone(),
             needed_10: figures.display.respondents_needed_10.clone(),
             interval_name: planning_interval_name(figures.planning.interval),
@@ -465,7 +460,7 @@ impl FiguresText {
             epsilon_value: String::new(),
             truth: none(),
             observer: String::new(),
-            confidence: format!("{:.0} %", PLANNING_CONFIDENCE * 100.0),
+            confidence: percent_with(PLANNING_CONFIDENCE, 0),
             needed_5: none(),
             needed_10: none(),
             interval_name: planning_interval_name(interval),
@@ -486,7 +481,7 @@ impl FiguresText {
             epsilon_value: "0".to_owned(),
             truth: "100 %".to_owned(),
             observer: GROUPING_WARNING.to_owned(),
-            confidence: format!("{:.0} %", PLANNING_CONFIDENCE * 100.0),
+            confidence: percent_with(PLANNING_CONFIDENCE, 0),
             needed_5: none(),
             needed_10: none(),
             interval_name: planning_interval_name(Primary::Anytime),
@@ -713,7 +708,9 @@ mod tests {
         let design = form(&[("epsilon", "1")]).parse("q").unwrap();
         let p = 1f64.exp() / (1.0 + 1f64.exp());
         let expected = 0.1 * p / (0.1 * p + 0.9 * (1.0 - p));
-        assert!((observer_belief(&design).unwrap() - expected).abs() < 1e-12);
+        let bound = observer_bound(&design).unwrap();
+        assert_eq!(bound.answer, randomized_response::Design::YES);
+        assert!((bound.belief - expected).abs() < 1e-12);
     }
 
     #[test]

@@ -47,6 +47,9 @@ struct SurveyPage {
     questions: Vec<QuestionView>,
     /// The grouping questions' texts, listed beside the total ε ("" without any).
     unrandomized: String,
+    /// The most answers the mechanism randomizes at once, for `data-max-questions`: the
+    /// script checks it before writing records into the module's buffer.
+    max_questions: usize,
 }
 
 /// One question as the form shows it.
@@ -128,6 +131,7 @@ impl SurveyPage {
         let slug = &definition.slug;
         Ok(Self {
             unrandomized,
+            max_questions: crate::domain::MAX_QUESTIONS,
             t,
             preview,
             slug: slug.clone(),

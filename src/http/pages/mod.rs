@@ -52,10 +52,6 @@ fn see_other(location: &str) -> HttpResponse {
         .finish()
 }
 
-fn percent(fraction: f64) -> String {
-    format!("{:.1} %", fraction * 100.0)
-}
-
 /// The header of every signed-in page: who is signed in, and the sign-out form's token.
 struct Nav {
     email: String,

@@ -3,6 +3,7 @@
 //! are not, the page says so instead of showing a precise-looking estimate (issue 32).
 
 use crate::domain::QuestionType;
+use crate::explain::{percent, Decimals};
 use crate::results::{IntervalBounds, Primary, QuestionResults};
 
 /// While a question's widest primary interval is wider than ± this (a share in points, a
@@ -93,15 +94,17 @@ pub fn readable(question: &QuestionResults) -> bool {
     widest_primary(question).is_some_and(|widest| widest <= READABLE_HALF_WIDTH)
 }
 
-/// A share in percent with `decimals` decimals: "12.3 %".
+/// A share in percent with `decimals` decimals, as the workspace's pages show shares:
+/// "12.3 %".
 pub fn percent_with(fraction: f64, decimals: usize) -> String {
-    format!("{:.decimals$} %", fraction * 100.0)
+    format!("{} %", percent(fraction, Decimals::Fixed(decimals)))
 }
 
 /// A chart row's figure while too uncertain to read closely: the range in whole units.
 pub fn rough_range((low, high): (f64, f64), percent: bool, decimals: usize) -> String {
     if percent {
-        format!("{:.0}–{:.0} %", low * 100.0, high * 100.0)
+        let whole = |share: f64| crate::explain::percent(share, Decimals::Fixed(0));
+        format!("{}–{} %", whole(low), whole(high))
     } else {
         format!("{low:.decimals$}–{high:.decimals$}")
     }
@@ -114,7 +117,7 @@ pub fn reading(question: &QuestionResults, mean_decimals: usize) -> Option<Readi
         decimals,
         low: range.map_or_else(String::new, |(low, _)| percent_with(low, decimals)),
         high: range.map_or_else(String::new, |(_, high)| percent_with(high, decimals)),
-        widest: widest.map_or_else(String::new, |w| format!("{:.decimals$}", w * 100.0)),
+        widest: widest.map_or_else(String::new, |w| percent(w, Decimals::Fixed(decimals))),
     };
     match question.question_type {
         QuestionType::YesNo => {

@@ -12,11 +12,12 @@ use serde::Deserialize;
 use super::breakdown::BreakdownView;
 use super::builder::design_label;
 use super::design::PLANNED_HALF_WIDTHS;
-use super::reading::{self, Reading, READABLE_HALF_WIDTH};
-use super::{html, percent, see_other, Nav, Page};
+use super::reading::{self, percent_with, Reading, READABLE_HALF_WIDTH};
+use super::{html, see_other, Nav, Page};
 use crate::db::Database;
 use crate::domain::{InvitationCount, QuestionType, Slug, Survey, SurveyStatus};
 use crate::error::AppError;
+use crate::explain::{percent, Decimals};
 use crate::http::api::invitations::invitations_download;
 use crate::http::extract::{CsrfForm, SignedIn};
 use crate::live::Releases;
@@ -67,7 +68,7 @@ fn empty_interval_note(confidence: f64) -> String {
         "An interval below is empty: at {} confidence no true value is consistent with these \
          reports, so the reports are not consistent with the question’s design. Fake responses \
          or a faulty client are the usual causes.",
-        percent(confidence)
+        percent_with(confidence, 1)
     )
 }
 
@@ -219,7 +220,8 @@ fn share_row(index: usize, label: String, share: Share<'_>) -> ShareRow {
     let drawn = primary
         .and_then(|method| intervals.get(method))
         .and_then(|b| b.range());
-    let estimate = estimate_clipped.map_or_else(|| "–".to_owned(), percent);
+    let shown = |share: f64| percent_with(share, 1);
+    let estimate = estimate_clipped.map_or_else(|| "–".to_owned(), shown);
     ShareRow {
         index,
         label,
@@ -229,9 +231,9 @@ fn share_row(index: usize, label: String, share: Share<'_>) -> ShareRow {
             _ => estimate.clone(),
         },
         estimate,
-        bounds: bounds_text(bounds, primary, percent),
+        bounds: bounds_text(bounds, primary, shown),
         test: test_text(test),
-        intervals: interval_cells(intervals, primary, percent),
+        intervals: interval_cells(intervals, primary, shown),
         has_data: estimate_clipped.is_some() && drawn.is_some(),
         bar_width: track_x(estimate_clipped.unwrap_or(0.0), 0.0, 1.0),
         low_x: track_x(drawn.map_or(0.0, |(low, _)| low), 0.0, 1.0),
@@ -411,7 +413,10 @@ fn question_card(survey: &Survey, question: &QuestionResults, confidence: f64) -
                 question.options.as_ref().map_or(0, Vec::len),
                 last.label
             ),
-            _ => format!("Mean (from {} to {})", mean.min, mean.max),
+            (QuestionType::Ordinal, _)
+            | (QuestionType::YesNo | QuestionType::Choice | QuestionType::Number, _) => {
+                format!("Mean (from {} to {})", mean.min, mean.max)
+            }
         };
         mean_view(label, mean, readable)
     });
@@ -585,7 +590,7 @@ fn results_view(
         open: survey.status == SurveyStatus::Open,
         closed: survey.status == SurveyStatus::Closed,
         readable_half_width: READABLE_HALF_WIDTH,
-        readable_percent: format!("{:.0}", READABLE_HALF_WIDTH * 100.0),
+        readable_percent: percent(READABLE_HALF_WIDTH, Decimals::Fixed(0)),
         requires_invitation: survey.requires_invitation,
         release: results
             .release
@@ -604,7 +609,8 @@ fn results_view(
         needed,
         needed_10,
         progress_value: respondents.min(needed),
-        widest_half_width: widest.map_or_else(|| "–".to_owned(), |h| format!("±{}", percent(h))),
+        widest_half_width: widest
+            .map_or_else(|| "–".to_owned(), |h| format!("±{}", percent_with(h, 1))),
         cards,
         track_left: TRACK_LEFT,
         track_width: TRACK_WIDTH,
@@ -624,7 +630,7 @@ fn results_view(
             .null
             .map_or_else(String::new, |null| null.to_string()),
         simultaneous: results.simultaneous,
-        per_target_percent: format!("{:.2}", results.per_target_confidence * 100.0),
+        per_target_percent: percent(results.per_target_confidence, Decimals::Fixed(2)),
         live_query: format!(
             "confidence={}{}{}",
             results.confidence,
