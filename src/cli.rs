@@ -10,7 +10,7 @@ use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::config::{ServeArgs, Settings};
-use crate::db::{backup, queries, DbLocation};
+use crate::db::{backup, DbLocation};
 use crate::domain::{
     Email, InvitationCount, Password, Slug, Survey, SurveyDefinition, SurveyDefinitionInput,
     SurveyStatus,
@@ -415,9 +415,8 @@ pub async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             let slug = Slug::parse(&survey)?;
             let count = InvitationCount::parse(count)?;
             let db = database.open_existing()?;
-            let lookup = slug.clone();
             let survey = db
-                .read(move |connection| queries::find_survey(connection, &lookup))
+                .find_survey(slug.clone())
                 .await?
                 .ok_or(AppError::NotFound("survey"))?;
             let created = invitations::create(&db, &survey, count)

@@ -9,7 +9,7 @@ use actix_web::{HttpResponse, ResponseError};
 use askama::Template;
 use serde::Serialize;
 
-use crate::domain::DomainError;
+use crate::domain::{DomainError, Refusal};
 
 /// What an internal error keeps: the original error, typed, with its own sources.
 pub type Cause = Box<dyn Error + Send + Sync + 'static>;
@@ -194,6 +194,19 @@ impl From<DomainError> for AppError {
             DomainError::NotFound(what) => Self::NotFound(what),
             DomainError::Conflict { code, message } => Self::Conflict { code, message },
             DomainError::Internal(cause) => Self::Internal(cause),
+        }
+    }
+}
+
+/// A business rule broken against stored state: 410 when the thing is gone for good, 409
+/// otherwise; the code and the words are the refusal's own.
+impl From<Refusal> for AppError {
+    fn from(refusal: Refusal) -> Self {
+        let (code, message) = (refusal.code(), refusal.to_string());
+        if refusal.is_gone() {
+            Self::Gone { code, message }
+        } else {
+            Self::Conflict { code, message }
         }
     }
 }

@@ -14,7 +14,7 @@ use futures_util::stream::{self, Stream};
 use randomized_response::Design;
 use serde::Serialize;
 
-use crate::db::responses::{self, ExportRow};
+use crate::db::responses::ExportRow;
 use crate::db::Database;
 use crate::domain::{
     GroupingQuestion, QuestionDesign, QuestionId, QuestionType, RecordId, StoredGrouping, Survey,
@@ -400,15 +400,7 @@ pub fn stream_export(
         let (survey_id, after, covering) = (cursor.survey_id, cursor.after, cursor.covering);
         let rows = cursor
             .db
-            .read(move |connection| {
-                responses::export_page(
-                    connection,
-                    survey_id,
-                    after.as_ref(),
-                    RESPONSES_PER_PAGE,
-                    covering,
-                )
-            })
+            .export_page(survey_id, after, RESPONSES_PER_PAGE, covering)
             .await?;
         match rows.last() {
             Some(last) => {

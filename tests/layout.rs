@@ -224,7 +224,11 @@ fn handlers_ask_storage_by_meaning_and_hold_no_connection() {
     )
     .unwrap();
     let mut calls = Vec::new();
-    for path in rust_files(&source("src/http")) {
+    // Handlers, services, the command line, exports: everything but storage itself.
+    let outside_storage = rust_files(&source("src"))
+        .into_iter()
+        .filter(|path| !path.starts_with(source("src/db")));
+    for path in outside_storage {
         let shown = shown(&path);
         for line in code(&path).lines() {
             if storage_call.is_match(line) {
@@ -254,4 +258,28 @@ fn the_domain_knows_no_http() {
         }
     }
     assert!(uses.is_empty(), "the domain reaches HTTP: {uses:#?}");
+}
+
+/// A business rule broken against stored state is a typed `Refusal` (src/domain/refusal.rs),
+/// whose words and status live in one place; storage names the rule, never the words. The
+/// backup of SQLite's files is the operator's command, whose refusals are about files.
+#[test]
+fn storage_names_the_rules_it_refuses_by_and_writes_no_words_for_clients() {
+    let worded = Regex::new(r"AppError::(conflict|gone|Conflict|Gone)\b").unwrap();
+    let mut found = Vec::new();
+    for path in rust_files(&source("src/db")) {
+        if path.ends_with("sqlite/backup.rs") {
+            continue;
+        }
+        let shown = shown(&path);
+        for line in code(&path).lines() {
+            if worded.is_match(line) {
+                found.push(format!("{shown}: {}", line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "storage words a refusal itself: {found:#?}"
+    );
 }

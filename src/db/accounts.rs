@@ -3,7 +3,7 @@
 
 use super::sql::{params, Conn, OptionalExtension};
 use crate::crypto::PasswordHash;
-use crate::domain::{Email, ResearcherId, Slug, TokenHash};
+use crate::domain::{Email, Refusal, ResearcherId, Slug, TokenHash};
 use crate::error::AppError;
 
 fn count_from_sql(count: i64) -> Result<u64, AppError> {
@@ -22,12 +22,12 @@ pub fn insert_researcher(
             params![email.as_str(), password.hash(), password.salt()],
             |row| row.get(0),
         )
-        .map_err(|error| {
+        .map_err(|error| -> AppError {
             if error.is_unique_violation() {
-                AppError::conflict(
-                    "researcher_exists",
-                    format!("a researcher with e-mail {email} already exists"),
-                )
+                Refusal::ResearcherExists {
+                    email: email.to_string(),
+                }
+                .into()
             } else {
                 error.into()
             }

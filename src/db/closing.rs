@@ -16,7 +16,7 @@ use std::time::Duration;
 use super::sql::{params, Conn, OptionalExtension};
 
 use super::queries;
-use crate::domain::{ClosingTime, ResearcherId, Slug, SurveyId, SurveyStatus};
+use crate::domain::{ClosingTime, Refusal, ResearcherId, Slug, SurveyId, SurveyStatus};
 use crate::error::AppError;
 
 /// Closes an open survey, in the caller's transaction: it stops collecting, its private
@@ -63,13 +63,7 @@ pub fn change_status(
             .filter(|survey| survey.status == from)
             .and_then(|survey| survey.stopping_rule.closes_at());
         if let Some(closes_at) = closes_at.filter(|at| at.has_passed(ClosingTime::now())) {
-            return Err(AppError::conflict(
-                "closes_at_passed",
-                format!(
-                    "the survey's closing time ({closes_at}) has passed: set a later one in \
-                     the builder before opening it"
-                ),
-            ));
+            return Err(Refusal::ClosesAtPassed { closes_at }.into());
         }
     }
     if to == SurveyStatus::Closed {
@@ -97,20 +91,12 @@ pub fn change_status(
     }
     match queries::find_owned_survey(connection, slug, owner)? {
         None => Err(AppError::NotFound("survey")),
-        Some(survey) => Err(AppError::conflict(
-            "invalid_status_change",
-            format!(
-                "the survey is {}; only {} {} survey can become {}",
-                survey.status.as_str(),
-                if from == SurveyStatus::Open {
-                    "an"
-                } else {
-                    "a"
-                },
-                from.as_str(),
-                to.as_str()
-            ),
-        )),
+        Some(survey) => Err(Refusal::InvalidStatusChange {
+            status: survey.status,
+            from,
+            to,
+        }
+        .into()),
     }
 }
 

@@ -37,7 +37,9 @@ pub use sql::Conn;
 
 use crate::domain::{Slug, Survey, SurveyStatus, WithdrawalKey};
 use crate::error::AppError;
+pub use accounts::LoginFailures;
 pub use migrations::LATEST_VERSION as SCHEMA_VERSION;
+pub use researchers::NewSession;
 pub use sqlite::backup;
 pub use sqlite::compaction;
 pub use surveys::{DraftEdits, Rearrangement};

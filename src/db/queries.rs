@@ -5,12 +5,12 @@
 
 use super::sql::{params, Conn, OptionalExtension};
 
-use crate::domain::GROUPING_TYPE;
 use crate::domain::{
     stored_grouping, ClosingTime, DefinedQuestion, Email, GroupingQuestion, MinCell, Question,
     QuestionDesign, QuestionId, ResearcherId, RetentionDate, Slug, StoppingRule, Survey,
     SurveyDefinition, SurveyDetails, SurveyId, SurveyIntro, SurveyStatus,
 };
+use crate::domain::{Refusal, GROUPING_TYPE};
 use crate::error::AppError;
 
 /// The lock of start-up work on PostgreSQL (migrations, the demo survey, the first
@@ -74,9 +74,12 @@ pub fn insert_survey(
             ],
             |row| row.get(0),
         )
-        .map_err(|error| {
+        .map_err(|error| -> AppError {
             if error.is_unique_violation() {
-                AppError::conflict("slug_taken", format!("the slug {slug} is taken"))
+                Refusal::SlugTaken {
+                    slug: slug.to_string(),
+                }
+                .into()
             } else {
                 error.into()
             }
@@ -320,24 +323,11 @@ pub fn unblind(connection: &Conn, slug: &Slug, owner: ResearcherId) -> Result<u6
         return Ok(responses);
     }
     if !survey.stopping_rule.is_fixed() {
-        return Err(AppError::conflict(
-            "not_blinded",
-            "this survey is watched live (it has no stopping rule): nothing is blinded",
-        ));
+        return Err(Refusal::NothingBlinded.into());
     }
     match survey.status {
-        SurveyStatus::Draft => {
-            return Err(AppError::conflict(
-                "not_open",
-                "a draft has no responses to unblind; open it first",
-            ))
-        }
-        SurveyStatus::Closed => {
-            return Err(AppError::conflict(
-                "not_blinded",
-                "this survey has closed: its estimates are shown already",
-            ))
-        }
+        SurveyStatus::Draft => return Err(Refusal::UnblindDraft.into()),
+        SurveyStatus::Closed => return Err(Refusal::UnblindClosed.into()),
         SurveyStatus::Open => {}
     }
     // What its owner could see: for a survey that requires invitations, the count as of the
@@ -444,10 +434,7 @@ fn owned_draft(connection: &Conn, slug: &Slug, owner: ResearcherId) -> Result<Su
         .ok_or(AppError::NotFound("survey"))?;
     let (id, status) = found;
     if SurveyStatus::from_stored(&status)? != SurveyStatus::Draft {
-        return Err(AppError::conflict(
-            "not_a_draft",
-            format!("this survey is {status}: its questions and ε can no longer change"),
-        ));
+        return Err(Refusal::NotADraft { status }.into());
     }
     Ok(SurveyId::from_stored(id))
 }
@@ -529,13 +516,7 @@ pub fn add_question(
         |row| row.get(0),
     )?;
     if count_from_sql(count)? >= crate::domain::MAX_QUESTIONS as u64 {
-        return Err(AppError::conflict(
-            "too_many_questions",
-            format!(
-                "a survey has at most {} questions",
-                crate::domain::MAX_QUESTIONS
-            ),
-        ));
+        return Err(Refusal::TooManyQuestions.into());
     }
     let (text, epsilon, design) = stored_question(question);
     connection.execute(
@@ -557,11 +538,7 @@ fn keep_a_randomized_question(connection: &Conn, survey_id: SurveyId) -> Result<
         |row| row.get(0),
     )?;
     if randomized == 0 {
-        return Err(AppError::conflict(
-            "last_question",
-            "a survey keeps at least one randomized question; grouping questions only \
-             describe the respondents",
-        ));
+        return Err(Refusal::LastRandomizedQuestion.into());
     }
     Ok(())
 }
@@ -648,10 +625,7 @@ pub fn delete_question(
         |row| row.get(0),
     )?;
     if count <= 1 {
-        return Err(AppError::conflict(
-            "last_question",
-            "a survey keeps at least one question; add another before deleting this one",
-        ));
+        return Err(Refusal::LastQuestion.into());
     }
     connection.execute(
         "DELETE FROM questions WHERE id = ?1 AND survey_id = ?2",

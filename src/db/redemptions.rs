@@ -7,7 +7,7 @@ use super::sql::{params, Conn, OptionalExtension};
 
 use crate::domain::{
     invitation_unusable, invitation_used, Blinded, Evaluation, InvitationHash, InvitationKey,
-    Redemption, SpentToken, SurveyId, SurveyKey, SurveyStatus,
+    Redemption, Refusal, SpentToken, SurveyId, SurveyKey, SurveyStatus,
 };
 use crate::error::AppError;
 
@@ -78,10 +78,7 @@ pub enum Prepared {
 }
 
 fn survey_not_open() -> AppError {
-    AppError::conflict(
-        "survey_not_open",
-        "this survey is not open: no invitation can be redeemed",
-    )
+    Refusal::RedemptionSurveyNotOpen.into()
 }
 
 fn stored_redemption(
@@ -198,11 +195,7 @@ pub fn spend(connection: &Conn, survey_id: SurveyId, token: &SpentToken) -> Resu
     if inserted == 1 {
         Ok(())
     } else {
-        Err(AppError::conflict(
-            "token_spent",
-            "this token has already bought a response; a device re-sends exactly the response \
-             it was spent with",
-        ))
+        Err(Refusal::TokenSpent.into())
     }
 }
 

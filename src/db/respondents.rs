@@ -28,6 +28,12 @@ impl Database {
         Ok(survey.filter(|survey| survey.status != SurveyStatus::Draft))
     }
 
+    /// A survey by its slug, whatever its status (the operator's command line).
+    pub async fn find_survey(&self, slug: Slug) -> Result<Option<Survey>, AppError> {
+        self.read(move |connection| queries::find_survey(connection, &slug))
+            .await
+    }
+
     /// The public key devices check their evaluations against, once the survey has one
     /// (it requires invitations).
     pub async fn public_invitation_key(

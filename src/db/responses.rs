@@ -8,7 +8,7 @@ pub use super::counts::responses_counted;
 use super::redemptions;
 pub use super::stored_format::{decode_reports, decode_response, encode_reports, encode_response};
 use crate::domain::{
-    ClosingTime, QuestionId, RecordId, ResearcherId, Slug, SpentToken, StoppingRule,
+    ClosingTime, QuestionId, RecordId, Refusal, ResearcherId, Slug, SpentToken, StoppingRule,
     StoredGrouping, StoredReport, Submission, SurveyId, SurveyStatus, WithdrawalTag,
 };
 use crate::error::AppError;
@@ -90,18 +90,11 @@ pub fn store_response(
         return if reports == submission.reports() && groupings == submission.groupings() {
             Ok(Stored::AlreadyStored)
         } else {
-            Err(AppError::conflict(
-                "response_id_conflict",
-                "a different response is stored under this response_id; a device sends one \
-                 response per receipt and re-sends exactly that one",
-            ))
+            Err(Refusal::ResponseIdConflict.into())
         };
     }
     if withdrawn != 0 {
-        return Err(AppError::gone(
-            "response_withdrawn",
-            "this response was withdrawn and cannot be sent again",
-        ));
+        return Err(Refusal::ResponseWithdrawn.into());
     }
     // Checked inside the write transaction, so a concurrent close is respected.
     let rule = StoppingRule::from_stored(target.and_then(|t| u64::try_from(t).ok()), closes_at);
@@ -124,13 +117,7 @@ pub fn store_response(
         status = SurveyStatus::Closed;
     }
     if status != SurveyStatus::Open {
-        return Err(AppError::conflict(
-            "survey_not_open",
-            format!(
-                "this survey is {} and does not accept responses",
-                status.as_str()
-            ),
-        ));
+        return Err(Refusal::SurveyNotOpen { status }.into());
     }
     match token {
         TokenCheck::NotRequired => {}

@@ -11,11 +11,12 @@ use super::counts::QuestionCounts;
 use super::queries::{self, SurveySummary};
 use super::redemptions;
 use super::releases::{ReleaseState, ReleasedCell, StoredRelease};
-use super::responses::{self, Covering};
+use super::responses::{self, Covering, ExportRow};
 use super::Database;
 use crate::domain::{
-    DefinedQuestion, InvitationHash, InvitationKey, QuestionId, ResearcherId, Slug, StoppingRule,
-    Survey, SurveyDefinition, SurveyDetails, SurveyId, SurveyIntro, SurveyStatus,
+    DefinedQuestion, InvitationHash, InvitationKey, QuestionId, RecordId, Refusal, ResearcherId,
+    Slug, StoppingRule, Survey, SurveyDefinition, SurveyDetails, SurveyId, SurveyIntro,
+    SurveyStatus,
 };
 use crate::error::AppError;
 
@@ -43,6 +44,27 @@ pub enum Rearrangement {
 }
 
 impl Database {
+    /// One page of an export: up to `max_responses` rows after `after` in record-id order,
+    /// of the responses `covering` names.
+    pub async fn export_page(
+        &self,
+        survey_id: SurveyId,
+        after: Option<RecordId>,
+        max_responses: u32,
+        covering: Covering,
+    ) -> Result<Vec<ExportRow>, AppError> {
+        self.read(move |connection| {
+            responses::export_page(
+                connection,
+                survey_id,
+                after.as_ref(),
+                max_responses,
+                covering,
+            )
+        })
+        .await
+    }
+
     /// Stores new invitations' hashes for a survey and returns its key (made on first use),
     /// which every invitation's link pins; 409 `survey_closed` once its key is erased.
     pub async fn add_invitations(
@@ -55,11 +77,7 @@ impl Database {
             // now could ever be redeemed.
             let status = redemptions::survey_status(connection, survey_id)?;
             if status == SurveyStatus::Closed {
-                return Err(AppError::conflict(
-                    "survey_closed",
-                    "this survey is closed: its key is erased, so no invitation could be \
-                     redeemed",
-                ));
+                return Err(Refusal::SurveyClosedKeyErased.into());
             }
             let key = redemptions::ensure_key(connection, survey_id)?;
             redemptions::insert_invitations(connection, survey_id, &hashes)?;

@@ -13,6 +13,7 @@ use crate::crypto::{random_bytes, sha256};
 mod error;
 mod intro;
 mod question;
+mod refusal;
 mod response;
 mod stopping;
 mod submission;
@@ -26,6 +27,7 @@ pub use question::{
     Question, QuestionDesign, QuestionInput, QuestionType, GROUPING_TYPE, MAX_NUMBER_BOUND,
     MAX_OPTION_CHARS,
 };
+pub use refusal::Refusal;
 use response::is_64_lowercase_hex;
 pub use response::{Receipt, RecordId, ResponseId, WithdrawalKey, WithdrawalTag};
 pub use stopping::{ClosingTime, StoppingRule, MAX_TARGET_RESPONSES};

@@ -1,13 +1,11 @@
-//! Researchers, sign-in, sessions, one-time links, API tokens and survey creation: shared
+//! Researchers, sign-in, sessions, one-time links and API tokens: shared
 //! by the CLI, the API, the browser pages and the tests.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::db::sql::Conn;
-
 use crate::crypto::PasswordHash;
-use crate::db::{accounts, queries, Database};
-use crate::domain::{ApiToken, Email, Password, ResearcherId, SecretToken, TokenHash};
+use crate::db::{Database, LoginFailures, NewSession};
+use crate::domain::{ApiToken, Email, Password, ResearcherId, SecretToken};
 use crate::error::AppError;
 
 /// A session ends after this long without a request…
@@ -50,21 +48,13 @@ pub async fn add_researcher(
     password: Password,
 ) -> Result<(), AppError> {
     let hash = derive_password(password).await?;
-    db.write(move |connection| {
-        accounts::insert_researcher(connection, &email, &hash)?;
-        // The first account adopts the demo survey (nothing happens for later ones).
-        queries::adopt_demo_survey(connection)
-    })
-    .await?;
-    Ok(())
+    db.add_researcher(email, hash).await
 }
 
 /// Creates a new API token for a researcher; the token is returned once, only its hash kept.
 pub async fn create_token(db: &Database, email: Email) -> Result<ApiToken, AppError> {
     let token = ApiToken::generate()?;
-    let hash = token.hash();
-    db.write(move |connection| accounts::insert_token(connection, &email, &hash))
-        .await?;
+    db.add_api_token_by_email(email, token.hash()).await?;
     Ok(token)
 }
 
@@ -72,16 +62,9 @@ pub async fn create_token(db: &Database, email: Email) -> Result<ApiToken, AppEr
 /// creates the first account; `None` once an account exists.
 pub async fn prepare_setup_link(db: &Database) -> Result<Option<SecretToken>, AppError> {
     let token = SecretToken::generate()?;
-    let hash = token.hash();
     let expires_at = now_unix() + SIGNUP_LINK_SECONDS;
     let created = db
-        .write(move |connection| {
-            if accounts::any_researcher_can_sign_in(connection)? {
-                return Ok(false);
-            }
-            accounts::replace_setup_link(connection, &hash, expires_at)?;
-            Ok(true)
-        })
+        .replace_setup_link_while_nobody_signs_in(token.hash(), expires_at)
         .await?;
     Ok(created.then_some(token))
 }
@@ -92,20 +75,14 @@ pub async fn create_signup_link(
     issued_by: ResearcherId,
 ) -> Result<SecretToken, AppError> {
     let token = SecretToken::generate()?;
-    let hash = token.hash();
     let expires_at = now_unix() + SIGNUP_LINK_SECONDS;
-    db.write(move |connection| {
-        accounts::insert_signup_link(connection, &hash, issued_by, expires_at)
-    })
-    .await?;
+    db.add_signup_link(token.hash(), issued_by, expires_at)
+        .await?;
     Ok(token)
 }
 
 pub async fn signup_link_is_valid(db: &Database, link: &SecretToken) -> Result<bool, AppError> {
-    let hash = link.hash();
-    let now = now_unix();
-    db.read(move |connection| accounts::signup_link_is_valid(connection, &hash, now))
-        .await
+    db.signup_link_is_valid(link.hash(), now_unix()).await
 }
 
 /// Uses up a one-time link to create an account, and signs it in: the new session.
@@ -121,17 +98,9 @@ pub async fn sign_up(
     }
     let hash = derive_password(password).await?;
     let session = SecretToken::generate()?;
-    let session_hash = session.hash();
-    let (link_hash, session_secret) = (link.hash(), session);
-    db.write(move |connection| {
-        accounts::consume_signup_link(connection, &link_hash, now)?;
-        let researcher = accounts::insert_researcher(connection, &email, &hash)?;
-        // The first account (made with the setup link) adopts the demo survey.
-        queries::adopt_demo_survey(connection)?;
-        start_session(connection, &session_hash, researcher, now)
-    })
-    .await?;
-    Ok(session_secret)
+    db.sign_up(link.hash(), email, hash, new_session(&session, now))
+        .await?;
+    Ok(session)
 }
 
 /// How long after the last failure the next attempt must wait, after `failures` failures
@@ -152,7 +121,7 @@ pub fn login_delay_seconds(failures: u64) -> i64 {
 
 /// Seconds until this account may try again (0: now). Times are whole seconds, so the
 /// last failure counts from the end of its second: the wait is never shorter than stated.
-fn login_wait_seconds(failures: &accounts::LoginFailures, now: i64) -> i64 {
+fn login_wait_seconds(failures: &LoginFailures, now: i64) -> i64 {
     let delay = login_delay_seconds(failures.count);
     let Some(last_forget_at) = failures.last_forget_at.filter(|_| delay > 0) else {
         return 0;
@@ -199,10 +168,7 @@ pub async fn sign_in(
     password: String,
 ) -> Result<SecretToken, AppError> {
     let now = now_unix();
-    let lookup = email.clone();
-    let found = db
-        .read(move |connection| accounts::researcher_credentials(connection, &lookup))
-        .await?;
+    let found = db.researcher_credentials(email).await?;
     let Some((researcher, stored)) = found else {
         // Spend the same time as a real check, so timing does not reveal who has an account.
         let _ = derive_password(Password::parse("x".repeat(16))?).await?;
@@ -212,19 +178,12 @@ pub async fn sign_in(
     // right, in one transaction with the check of the wait: parallel guesses cannot all
     // slip in before their failures are written.
     let wait_seconds = db
-        .write(move |connection| {
-            let failures = accounts::recent_login_failures(connection, researcher, now)?;
-            let wait_seconds = login_wait_seconds(&failures, now);
-            if wait_seconds == 0 {
-                accounts::record_login_failure(
-                    connection,
-                    researcher,
-                    now + LOGIN_FAILURE_WINDOW_SECONDS,
-                    now,
-                )?;
-            }
-            Ok(wait_seconds)
-        })
+        .begin_sign_in_attempt(
+            researcher,
+            now,
+            now + LOGIN_FAILURE_WINDOW_SECONDS,
+            login_wait_seconds,
+        )
         .await?;
     if wait_seconds > 0 {
         return Err(sign_in_slowed_down(wait_seconds));
@@ -239,30 +198,19 @@ pub async fn sign_in(
         return Err(wrong_credentials());
     }
     let session = SecretToken::generate()?;
-    let session_hash = session.hash();
-    db.write(move |connection| {
-        accounts::clear_login_failures(connection, researcher)?;
-        start_session(connection, &session_hash, researcher, now)
-    })
-    .await?;
+    db.start_session(researcher, new_session(&session, now))
+        .await?;
     Ok(session)
 }
 
-/// Stores a new session that ends after the idle or the absolute limit, whichever is first.
-fn start_session(
-    connection: &Conn,
-    session: &TokenHash,
-    researcher: ResearcherId,
-    now: i64,
-) -> Result<(), AppError> {
-    accounts::insert_session(
-        connection,
-        session,
-        researcher,
-        now,
-        now + SESSION_IDLE_SECONDS,
-        now + SESSION_ABSOLUTE_SECONDS,
-    )
+/// A new session that ends after the idle or the absolute limit, whichever is first.
+fn new_session(session: &SecretToken, now: i64) -> NewSession {
+    NewSession {
+        token: session.hash(),
+        started_at: now,
+        idle_expires_at: now + SESSION_IDLE_SECONDS,
+        absolute_expires_at: now + SESSION_ABSOLUTE_SECONDS,
+    }
 }
 
 #[cfg(test)]
@@ -282,7 +230,7 @@ mod tests {
     #[test]
     fn the_wait_counts_from_the_end_of_the_last_failures_second() {
         let failed_at = 1_000_000;
-        let failures = |count| accounts::LoginFailures {
+        let failures = |count| LoginFailures {
             count,
             last_forget_at: Some(failed_at + LOGIN_FAILURE_WINDOW_SECONDS),
         };
@@ -291,7 +239,7 @@ mod tests {
         assert_eq!(login_wait_seconds(&failures(5), failed_at + 1), 1);
         assert_eq!(login_wait_seconds(&failures(5), failed_at + 2), 0);
         assert_eq!(login_wait_seconds(&failures(20), failed_at), 901);
-        let none = accounts::LoginFailures {
+        let none = LoginFailures {
             count: 0,
             last_forget_at: None,
         };
