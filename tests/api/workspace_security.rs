@@ -437,6 +437,9 @@ async fn the_one_time_link_creates_the_first_account_once_and_sign_up_links_crea
 
     let page = browser.get_html("/account").await;
     assert!(page.contains("Create a sign-up link for a colleague"));
+    // The page states the links' lifetime from the constant that enforces it.
+    let days = accounts::SIGNUP_LINK_SECONDS / (24 * 60 * 60);
+    assert!(page.contains(&format!("valid for {days} days")), "{page}");
     let form = crate::workspace::form_fields(&page, "/account/signup-links");
     let account = browser
         .post_form("/account/signup-links", &pairs(&form))

@@ -19,6 +19,8 @@ struct AccountPage {
     tokens: Vec<(String, String)>,
     new_token: Option<String>,
     signup_link: Option<String>,
+    /// How long a sign-up link works, from the one constant that decides it.
+    signup_link_days: i64,
 }
 
 async fn account_page(
@@ -40,6 +42,7 @@ async fn account_page(
             .collect(),
         new_token,
         signup_link,
+        signup_link_days: accounts::SIGNUP_LINK_SECONDS / (24 * 60 * 60),
     })
 }
 
