@@ -22,9 +22,7 @@ impl Database {
         &self,
         slug: Slug,
     ) -> Result<Option<Survey>, AppError> {
-        let survey = self
-            .read(move |connection| queries::find_survey(connection, &slug))
-            .await?;
+        let survey = self.find_survey(slug).await?;
         Ok(survey.filter(|survey| survey.status != SurveyStatus::Draft))
     }
 

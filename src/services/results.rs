@@ -20,16 +20,7 @@ pub async fn owned_results(
     researcher: ResearcherId,
     asked: Asked,
 ) -> Result<(Survey, SurveyResults), ServiceError> {
-    let (survey, tallies) = db
-        .owned_survey_with_counts(Slug::parse(slug)?, researcher)
-        .await?;
-    if survey.shows_released_only() {
-        let released = releases.released(db, &survey).await?;
-        let computed = results::compute_released(&survey, &released, asked)?;
-        return Ok((survey, computed));
-    }
-    let computed = results::compute_asked(&survey, &tallies, asked)?;
-    Ok((survey, computed))
+    owned_counted(db, releases, slug, researcher, asked, Counting::Every).await
 }
 
 /// [`owned_results`] as the live pages show them: released responses for a survey with
@@ -41,6 +32,25 @@ pub async fn owned_live_results(
     researcher: ResearcherId,
     asked: Asked,
 ) -> Result<(Survey, SurveyResults), ServiceError> {
+    owned_counted(db, releases, slug, researcher, asked, Counting::LiveSteps).await
+}
+
+/// What the figures of a survey without grouping questions or invitations count.
+enum Counting {
+    /// Every stored response (the API).
+    Every,
+    /// The live pages' steps of `min_cell` responses.
+    LiveSteps,
+}
+
+async fn owned_counted(
+    db: &Database,
+    releases: &Releases,
+    slug: &str,
+    researcher: ResearcherId,
+    asked: Asked,
+    counting: Counting,
+) -> Result<(Survey, SurveyResults), ServiceError> {
     let (survey, tallies) = db
         .owned_survey_with_counts(Slug::parse(slug)?, researcher)
         .await?;
@@ -49,8 +59,11 @@ pub async fn owned_live_results(
         let computed = results::compute_released(&survey, &released, asked)?;
         return Ok((survey, computed));
     }
-    let visible = releases.live_counts(db, &survey, tallies).await?;
-    let computed = results::compute_asked(&survey, &visible, asked)?;
+    let counted = match counting {
+        Counting::Every => tallies,
+        Counting::LiveSteps => releases.live_counts(db, &survey, tallies).await?,
+    };
+    let computed = results::compute_asked(&survey, &counted, asked)?;
     Ok((survey, computed))
 }
 
