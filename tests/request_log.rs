@@ -70,7 +70,14 @@ async fn the_request_log_of_a_respondents_visit_has_no_address_user_agent_or_rec
     client.get(app.url("/healthz")).send().await.unwrap();
     log.take();
 
-    for path in ["/s/demo", "/api/surveys/demo", "/static/form.js"] {
+    // A panel's identifiers in a query string (docs/embedding.md says to use the fragment,
+    // which never reaches a server) are in no log line either.
+    for path in [
+        "/s/demo",
+        "/s/demo?PROLIFIC_PID=QueryPid42&STUDY_ID=QueryStudy42",
+        "/api/surveys/demo",
+        "/static/form.js",
+    ] {
         assert_eq!(
             client.get(app.url(path)).send().await.unwrap().status(),
             200
@@ -118,6 +125,8 @@ async fn the_request_log_of_a_respondents_visit_has_no_address_user_agent_or_rec
         "LogProbe",
         receipt,
         &device_response_id,
+        "QueryPid42",
+        "QueryStudy42",
     ] {
         assert!(
             !captured.contains(secret),

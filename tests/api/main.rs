@@ -16,6 +16,7 @@ mod csv_safety;
 mod demo;
 mod designs;
 mod disclosure;
+mod embedding;
 mod grouping;
 mod hardening;
 mod headers;

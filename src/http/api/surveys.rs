@@ -134,8 +134,11 @@ pub async fn delete_survey(
                 resource (its GET, the public definition, is a 404 until the survey opens)."))),
         (status = 400, description = "`invalid_json`, `invalid_text`, `invalid_questions`, \
             `invalid_epsilon`, `invalid_planned_respondents`, `invalid_delete_after`, \
-            `invalid_min_cell`, `invalid_contact` (neither an e-mail nor an http(s) address) or \
-            `invalid_language` (not en, de, fr or es).", body = ErrorBody),
+            `invalid_min_cell`, `invalid_contact` (neither an e-mail nor an http(s) address), \
+            `invalid_language` (not en, de, fr or es), `invalid_completion_url` (not https, a \
+            placeholder in its host or path, `{invitation}` or `{key}`, over 2 000 \
+            characters) or `invalid_embed_origins` (more than 10, a wildcard, not an origin, \
+            http on a host other than loopback), each with the reason.", body = ErrorBody),
         (status = 401, description = UNAUTHORIZED, body = ErrorBody,
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 403, description = CSRF_REFUSED, body = ErrorBody),

@@ -19,6 +19,7 @@ mod refusal;
 pub mod respondent_error;
 mod results;
 mod sign_in;
+mod study_links;
 mod surveys;
 
 pub use account::{account, create_signup_link, create_token, revoke_token, signup_links_moved};

@@ -489,6 +489,8 @@ struct ResultsView {
     track_left: f64,
     track_width: f64,
     respondent_link: String,
+    /// The iframe snippet, each tool's survey link and the completion link.
+    study: super::study_links::StudyLinks,
     /// Fixed in advance, open, not unblinded: n only.
     blinded: bool,
     /// A stopping rule was set before opening.
@@ -583,6 +585,7 @@ fn results_view(
         .reduce(f64::max);
     let sizes = survey_planned_sizes(survey, PLANNING_HALF_WIDTH, confidence)?;
     let confidence_percent = (results.confidence * 100.0).round() as u32;
+    let link = respondent_link(request, &survey.slug)?;
     Ok(ResultsView {
         slug: survey.slug.to_string(),
         title: survey.title.clone(),
@@ -614,7 +617,8 @@ fn results_view(
         cards,
         track_left: TRACK_LEFT,
         track_width: TRACK_WIDTH,
-        respondent_link: respondent_link(request, &survey.slug)?,
+        study: super::study_links::StudyLinks::of(survey, &link),
+        respondent_link: link,
         blinded: results.blinded,
         fixed: survey.stopping_rule.is_fixed(),
         rule_text: rule_text(survey),

@@ -320,3 +320,80 @@ async fn verify_checks_an_https_survey_with_its_authority_and_refuses_it_without
     refused.fails_because("UnknownIssuer");
     refused.fails_because("give that authority's certificate with --ca-file PATH");
 }
+
+/// An open survey that `https://host.example.org` may frame; its slug.
+async fn embeddable_survey(app: &crate::common::TestApp) -> String {
+    let token = app.researcher_with_token("owner@example.org").await;
+    let created = app
+        .create_survey(
+            &token,
+            &json!({"title": "Embedded", "embed_origins": ["https://host.example.org"],
+                    "questions": [{"text": "Have you?", "epsilon": 1.0}]}),
+        )
+        .await;
+    assert_eq!(created.status(), 201);
+    let slug = created.json::<Value>().await.unwrap()["slug"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let opened = app
+        .owner_post(&token, &format!("/api/surveys/{slug}/open"))
+        .await;
+    assert_eq!(opened.status(), 200);
+    slug
+}
+
+/// A survey that may be framed has its own frame policy, which `verify` requires as a page
+/// and in a frame: a front end that lets every site frame it, in frames only, fails.
+#[tokio::test]
+async fn verify_requires_an_embeddable_survey_s_own_frame_policy_as_a_page_and_in_a_frame() {
+    let app = spawn_app().await;
+    let slug = embeddable_survey(&app).await;
+    let verified = verify(&[&app.address, "--survey", &slug]).await;
+    verified.passes();
+    assert!(
+        verified
+            .printed
+            .lines()
+            .any(|line| line.starts_with("ok ")
+                && line.ends_with("in a frame (Sec-Fetch-Dest: iframe)")),
+        "{}",
+        verified.printed
+    );
+
+    let page = format!("/s/{slug}");
+    let front_end = proxy(&app.address, move |asked, answer| {
+        if asked.path == page && asked.header("sec-fetch-dest") == Some("iframe") {
+            let policy = answer
+                .headers
+                .iter_mut()
+                .find(|(name, _)| name == "content-security-policy")
+                .unwrap();
+            policy.1 = policy.1.replace(
+                "frame-ancestors https://host.example.org",
+                "frame-ancestors *",
+            );
+        }
+    });
+    let verified = verify(&[&format!("{front_end}/s/{slug}")]).await;
+    verified.fails_because("Content-Security-Policy is `");
+    verified.fails_because("frame-ancestors *`; this binary sends `");
+}
+
+/// A definition that widens its own embed origins to every site is not one this binary
+/// renders a page for, whatever headers come with it.
+#[tokio::test]
+async fn verify_refuses_a_definition_whose_embed_origins_are_a_wildcard() {
+    let app = spawn_app().await;
+    let slug = embeddable_survey(&app).await;
+    let definition = format!("/api/surveys/{slug}");
+    let front_end = proxy(&app.address, move |asked, answer| {
+        if asked.path == definition {
+            let mut body: Value = serde_json::from_slice(&answer.body).unwrap();
+            body["embed_origins"] = json!(["*"]);
+            answer.set_text(&body.to_string());
+        }
+    });
+    let verified = verify(&[&format!("{front_end}/s/{slug}")]).await;
+    verified.fails_because("wildcard");
+}
