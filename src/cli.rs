@@ -195,6 +195,11 @@ enum SurveyCommand {
     /// A survey fixed in advance adds "target_responses": 2000 and/or
     /// "closes_at": "2027-01-31T23:59:00Z" (UTC): its estimates are blinded until that rule
     /// closes it, then its exact interval is primary. Without either it is watched live.
+    /// Inside a larger study (docs/embedding.md): "completion_url":
+    /// "https://app.prolific.com/submissions/complete?cc=CODE" is where the form's Continue
+    /// leads once a response is stored ({name} placeholders in its query or fragment are
+    /// filled from the survey link's fragment), and "embed_origins":
+    /// ["https://survey.example.org"] the sites that may show the form in a frame.
     Create {
         /// The owner's e-mail address.
         #[arg(long)]

@@ -246,6 +246,18 @@ mod tests {
             crate::domain::MinCell::MAX
         );
         assert_eq!(properties["questions"]["maxItems"], MAX_QUESTIONS);
+        assert_eq!(
+            properties["completion_url"]["maxLength"],
+            crate::domain::MAX_COMPLETION_URL_CHARS
+        );
+        assert_eq!(
+            properties["embed_origins"]["maxItems"],
+            crate::domain::MAX_EMBED_ORIGINS
+        );
+        assert_eq!(
+            schema("PublicDefinition")["properties"]["embed_origins"]["maxItems"],
+            crate::domain::MAX_EMBED_ORIGINS
+        );
         let question = property_of("QuestionDefinition");
         assert_eq!(question("text")["maxLength"], MAX_QUESTION_CHARS);
         assert_eq!(question("epsilon")["minimum"], PrivacyLevel::MIN_EPSILON);
