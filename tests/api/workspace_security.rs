@@ -468,7 +468,8 @@ async fn the_one_time_link_creates_the_first_account_once_and_sign_up_links_crea
 
 /// Migration 0010 renamed the column that names who issued a sign-up link: a colleague's link
 /// handed out before the upgrade still creates its account after it. The database goes
-/// back to version 9 by the exact inverse of that step (it only renames), on either engine.
+/// back to version 9 by the exact inverse of that step (it only renames) and of 0011's, on
+/// either engine.
 #[tokio::test]
 async fn a_sign_up_link_handed_out_before_migration_0010_still_creates_its_account_after_it() {
     let directory = Arc::new(tempfile::tempdir().unwrap());
@@ -479,12 +480,20 @@ async fn a_sign_up_link_handed_out_before_migration_0010_still_creates_its_accou
     let html = account.text().await.unwrap();
     let start = html.find("/setup/").unwrap();
     let signup_link = html[start..start + "/setup/".len() + 43].to_owned();
+    // Migration 0011's inverse first (its columns and the frozen-rule trigger of 0009).
     let version_9 = match &app.db_location {
         DbLocation::Sqlite(_) => vec![
+            "DROP TRIGGER surveys_rule_frozen_once_open",
+            "ALTER TABLE surveys DROP COLUMN completion_url",
+            "ALTER TABLE surveys DROP COLUMN embed_origins",
+            "CREATE TRIGGER surveys_rule_frozen_once_open BEFORE UPDATE OF target_responses, \
+             closes_at, min_cell, results_after_close ON surveys WHEN OLD.status <> 'draft' \
+             BEGIN SELECT RAISE(ABORT, 'frozen'); END",
             "ALTER TABLE signup_links RENAME COLUMN issued_by TO invited_by",
             "PRAGMA user_version = 9",
         ],
         DbLocation::Postgres(_) => vec![
+            "ALTER TABLE surveys DROP COLUMN completion_url, DROP COLUMN embed_origins",
             "ALTER TABLE signup_links RENAME COLUMN issued_by TO invited_by",
             "ALTER TABLE signup_links RENAME CONSTRAINT signup_links_issued_by_fkey \
              TO signup_links_invited_by_fkey",
