@@ -94,6 +94,11 @@ struct SurveyInfo {
     /// A survey with grouping questions or invitations: which responses its figures and
     /// its export hold (null for other surveys: every response).
     release_rule: Option<String>,
+    /// Where the form's "Continue" led once a response was stored, as defined (its
+    /// `{name}` placeholders filled on the device from the link's fragment); null if none.
+    completion_url: Option<String>,
+    /// The sites that could show the form in a frame (empty: none could).
+    embed_origins: Vec<String>,
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -234,6 +239,11 @@ pub fn describe(survey: &Survey) -> Result<Codebook, AppError> {
             },
             min_cell: survey.min_cell.get(),
             results_after_close: survey.results_after_close,
+            completion_url: survey
+                .completion_url
+                .as_ref()
+                .map(|link| link.as_str().to_owned()),
+            embed_origins: survey.embed_origins.as_slice().to_vec(),
             release_rule: survey.shows_released_only().then(|| {
                 format!(
                     "Released responses only: each combination of grouping answers (one cell \

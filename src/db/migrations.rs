@@ -26,7 +26,7 @@ struct Migration {
     then: Option<DataStep>,
 }
 
-const MIGRATIONS: [Migration; 10] = [
+const MIGRATIONS: [Migration; 11] = [
     Migration {
         version: 1,
         sqlite: include_str!("../../migrations/sqlite/0001_initial.sql"),
@@ -87,10 +87,16 @@ const MIGRATIONS: [Migration; 10] = [
         postgres: include_str!("../../migrations/postgres/0010_signup_link_issuer.sql"),
         then: None,
     },
+    Migration {
+        version: 11,
+        sqlite: include_str!("../../migrations/sqlite/0011_embedding.sql"),
+        postgres: include_str!("../../migrations/postgres/0011_embedding.sql"),
+        then: None,
+    },
 ];
 
 /// The schema version this binary writes.
-pub const LATEST_VERSION: u32 = 10;
+pub const LATEST_VERSION: u32 = 11;
 
 /// Brings the database to [`LATEST_VERSION`] in one transaction (all steps or none).
 pub fn migrate(connection: &Conn) -> Result<(), AppError> {

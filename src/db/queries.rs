@@ -6,9 +6,10 @@
 use super::sql::{params, Conn, OptionalExtension};
 
 use crate::domain::{
-    stored_grouping, ClosingTime, DefinedQuestion, Email, GroupingQuestion, MinCell, Question,
-    QuestionDesign, QuestionId, ResearcherId, RetentionDate, Slug, StoppingRule, Survey,
-    SurveyDefinition, SurveyDetails, SurveyId, SurveyIntro, SurveyStatus,
+    stored_grouping, ClosingTime, CompletionUrl, DefinedQuestion, Email, EmbedOrigins,
+    GroupingQuestion, MinCell, Question, QuestionDesign, QuestionId, ResearcherId, RetentionDate,
+    Slug, StoppingRule, Survey, SurveyDefinition, SurveyDetails, SurveyId, SurveyIntro,
+    SurveyStatus,
 };
 use crate::domain::{Refusal, GROUPING_TYPE};
 use crate::error::AppError;
@@ -45,8 +46,9 @@ pub fn insert_survey(
                  (slug, owner_id, title, description, status, planned_respondents,
                   requires_invitation, delete_after, min_cell,
                   researcher, contact, consent, language, target_responses, closes_at,
-                  results_after_close)
-             VALUES (?1, ?2, ?3, ?4, 'draft', ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+                  results_after_close, completion_url, embed_origins)
+             VALUES (?1, ?2, ?3, ?4, 'draft', ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
+                     ?16, ?17)
              RETURNING id",
             params![
                 slug.as_str(),
@@ -71,6 +73,8 @@ pub fn insert_survey(
                     .closes_at()
                     .map(ClosingTime::unix),
                 definition.results_after_close(),
+                definition.completion_url().map(CompletionUrl::as_str),
+                definition.embed_origins().to_stored(),
             ],
             |row| row.get(0),
         )
@@ -204,7 +208,8 @@ fn load_survey(
         .query_row(
             "SELECT id, title, description, status, planned_respondents, requires_invitation,
                     delete_after, min_cell, researcher, contact, consent, language,
-                    target_responses, closes_at, unblinded_at_responses, results_after_close
+                    target_responses, closes_at, unblinded_at_responses, results_after_close,
+                    completion_url, embed_origins
              FROM surveys
              WHERE slug = ?1 AND owner_id = coalesce(?2, owner_id)",
             params![slug.as_str(), owner.map(ResearcherId::get)],
@@ -230,6 +235,7 @@ fn load_survey(
                         row.get::<_, Option<i64>>(14)?,
                     ),
                     row.get::<_, bool>(15)?,
+                    (row.get::<_, Option<String>>(16)?, row.get::<_, String>(17)?),
                 ))
             },
         )
@@ -246,6 +252,7 @@ fn load_survey(
         (researcher, contact, consent, language),
         (target_responses, closes_at, unblinded_at),
         results_after_close,
+        (completion_url, embed_origins),
     )) = found
     else {
         return Ok(None);
@@ -254,6 +261,8 @@ fn load_survey(
         StoppingRule::from_stored(target_responses.map(count_from_sql).transpose()?, closes_at);
     let unblinded_at = unblinded_at.map(count_from_sql).transpose()?;
     let intro = SurveyIntro::from_stored(researcher, &contact, consent, &language)?;
+    let completion_url = CompletionUrl::from_stored(completion_url)?;
+    let embed_origins = EmbedOrigins::from_stored(&embed_origins)?;
     let delete_after = delete_after
         .as_deref()
         .map(RetentionDate::parse)
@@ -306,6 +315,8 @@ fn load_survey(
         min_cell,
         results_after_close,
         stopping_rule,
+        completion_url,
+        embed_origins,
         unblinded_at,
         intro,
         questions,
@@ -498,6 +509,27 @@ pub fn update_survey_intro(
             intro.contact_text(),
             intro.consent(),
             intro.language().as_str(),
+        ],
+    )?;
+    Ok(())
+}
+
+/// A draft's completion link and the sites that may frame its form: part of what
+/// respondents answer, so frozen once the survey opens (a trigger refuses later changes).
+pub fn update_survey_study_links(
+    connection: &Conn,
+    slug: &Slug,
+    owner: ResearcherId,
+    completion_url: Option<&CompletionUrl>,
+    embed_origins: &EmbedOrigins,
+) -> Result<(), AppError> {
+    let survey_id = owned_draft(connection, slug, owner)?;
+    connection.execute(
+        "UPDATE surveys SET completion_url = ?2, embed_origins = ?3 WHERE id = ?1",
+        params![
+            survey_id.get(),
+            completion_url.map(CompletionUrl::as_str),
+            embed_origins.to_stored(),
         ],
     )?;
     Ok(())

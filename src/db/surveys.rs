@@ -14,9 +14,9 @@ use super::releases::{ReleaseState, ReleasedCell, StoredRelease};
 use super::responses::{self, Covering, ExportRow};
 use super::Database;
 use crate::domain::{
-    DefinedQuestion, InvitationHash, InvitationKey, QuestionId, RecordId, Refusal, ResearcherId,
-    Slug, StoppingRule, Survey, SurveyDefinition, SurveyDetails, SurveyId, SurveyIntro,
-    SurveyStatus,
+    CompletionUrl, DefinedQuestion, EmbedOrigins, InvitationHash, InvitationKey, QuestionId,
+    RecordId, Refusal, ResearcherId, Slug, StoppingRule, Survey, SurveyDefinition, SurveyDetails,
+    SurveyId, SurveyIntro, SurveyStatus,
 };
 use crate::error::AppError;
 
@@ -28,6 +28,8 @@ pub struct DraftEdits {
     pub results_after_close: bool,
     pub rule: StoppingRule,
     pub intro: SurveyIntro,
+    pub completion_url: Option<CompletionUrl>,
+    pub embed_origins: EmbedOrigins,
     /// The existing questions as edited, by id.
     pub questions: Vec<(QuestionId, DefinedQuestion)>,
     /// A question to add at the end.
@@ -162,6 +164,13 @@ impl Database {
             )?;
             queries::update_stopping_rule(connection, &slug, owner, edits.rule)?;
             queries::update_survey_intro(connection, &slug, owner, &edits.intro)?;
+            queries::update_survey_study_links(
+                connection,
+                &slug,
+                owner,
+                edits.completion_url.as_ref(),
+                &edits.embed_origins,
+            )?;
             for (id, question) in &edits.questions {
                 queries::update_question(connection, &slug, owner, *id, question)?;
             }

@@ -10,6 +10,7 @@ use serde::Deserialize;
 
 use crate::crypto::{random_bytes, sha256};
 
+mod embedding;
 mod error;
 mod intro;
 mod question;
@@ -18,6 +19,9 @@ mod response;
 mod stopping;
 mod submission;
 mod token;
+pub use embedding::{
+    is_placeholder_name, CompletionUrl, EmbedOrigins, MAX_COMPLETION_URL_CHARS, MAX_EMBED_ORIGINS,
+};
 pub use error::DomainError;
 pub use intro::{
     Contact, Language, SurveyIntro, MAX_CONSENT_CHARS, MAX_CONTACT_CHARS, MAX_RESEARCHER_CHARS,
@@ -518,6 +522,10 @@ pub struct Survey {
     pub intro: SurveyIntro,
     /// Fixed in advance (a target, a closing time) or watched live (neither).
     pub stopping_rule: StoppingRule,
+    /// Where "Continue" leads once a response is stored (never in the public definition).
+    pub completion_url: Option<CompletionUrl>,
+    /// The sites that may frame the form (in the public definition: its frame policy).
+    pub embed_origins: EmbedOrigins,
     /// Set when the owner unblinded a survey fixed in advance before its rule closed it:
     /// the responses it had then. Recorded for good.
     pub unblinded_at: Option<u64>,
@@ -777,6 +785,23 @@ pub struct SurveyDefinitionInput {
     /// both, whichever comes first closes it). Frozen when the survey opens.
     #[schema(format = DateTime, examples("2027-01-31T23:59:00Z"))]
     closes_at: Option<String>,
+    /// Where the form's "Continue" leads once the response is stored (a panel's completion
+    /// link): `https://` only, up to 2 000 characters. `{name}` placeholders in its query or
+    /// fragment (never its host or path) are filled, URL-encoded, from the survey link's
+    /// fragment (`#return=…`); `{invitation}` and `{key}` are refused. Not in the public
+    /// definition: returned with a stored submission. Frozen when the survey opens.
+    #[serde(default)]
+    #[schema(
+        max_length = 2000,
+        examples("https://app.prolific.com/submissions/complete?cc=C1A2B3C4")
+    )]
+    completion_url: Option<String>,
+    /// Up to 10 exact origins (`https://host[:port]`, or `http://` on a loopback host) that
+    /// may show the form in a frame: its `frame-ancestors`. None by default (no site may).
+    /// In the public definition. Frozen when the survey opens.
+    #[serde(default)]
+    #[schema(max_items = 10, examples(json!(["https://survey.example.org"])))]
+    embed_origins: Vec<String>,
     /// 1 to 100 questions, in the order respondents see them: at least one randomized,
     /// and any grouping questions (`"type": "grouping"`, not randomized).
     #[schema(min_items = 1, max_items = 100)]
@@ -878,6 +903,8 @@ pub struct SurveyDefinition {
     results_after_close: bool,
     intro: SurveyIntro,
     stopping_rule: StoppingRule,
+    completion_url: Option<CompletionUrl>,
+    embed_origins: EmbedOrigins,
     questions: Vec<DefinedQuestion>,
 }
 
@@ -951,6 +978,8 @@ impl SurveyDefinition {
             input.closes_at.as_deref(),
             ClosingTime::now(),
         )?;
+        definition.completion_url = CompletionUrl::parse(input.completion_url.as_deref())?;
+        definition.embed_origins = EmbedOrigins::parse(&input.embed_origins)?;
         definition.intro = SurveyIntro::parse(
             &input.researcher,
             &input.contact,
@@ -982,6 +1011,8 @@ impl SurveyDefinition {
             results_after_close: requires_invitation,
             intro: SurveyIntro::default(),
             stopping_rule: StoppingRule::NONE,
+            completion_url: None,
+            embed_origins: EmbedOrigins::default(),
             questions: questions
                 .into_iter()
                 .map(|question| DefinedQuestion::Randomized(Box::new(question)))
@@ -1010,6 +1041,8 @@ impl SurveyDefinition {
             results_after_close: false,
             intro: SurveyIntro::default(),
             stopping_rule: StoppingRule::NONE,
+            completion_url: None,
+            embed_origins: EmbedOrigins::default(),
             questions: [
                 question(
                     "In the past year, have you used a performance-enhancing drug?",
@@ -1064,6 +1097,14 @@ impl SurveyDefinition {
 
     pub fn stopping_rule(&self) -> StoppingRule {
         self.stopping_rule
+    }
+
+    pub fn completion_url(&self) -> Option<&CompletionUrl> {
+        self.completion_url.as_ref()
+    }
+
+    pub fn embed_origins(&self) -> &EmbedOrigins {
+        &self.embed_origins
     }
 
     /// Every question, randomized and grouping, in the order respondents see them.

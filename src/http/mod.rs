@@ -23,7 +23,6 @@ use std::time::{Duration, Instant};
 use actix_web::body::MessageBody;
 use actix_web::dev::{AppService, HttpServiceFactory, Server, Service};
 use actix_web::http::{header, Method};
-use actix_web::middleware::DefaultHeaders;
 use actix_web::{
     error, web, App, FromRequest, Handler, HttpRequest, HttpResponse, HttpServer, Resource,
     Responder,
@@ -51,11 +50,20 @@ pub const NO_BODY: usize = 0;
 /// The builder's largest form: a question of 1 000 characters, percent-encoded.
 pub const FORM_LIMIT_BYTES: usize = 64 * 1024;
 
-/// Only the origin, and WebAssembly compilation for the mechanism; no inline script or style.
+/// Only the origin, and WebAssembly compilation for the mechanism; no inline script or style;
+/// no site may frame the page.
 pub const CONTENT_SECURITY_POLICY: &str =
     "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; \
      img-src 'self'; connect-src 'self'; object-src 'none'; form-action 'self'; \
      base-uri 'none'; frame-ancestors 'none'";
+
+/// [`CONTENT_SECURITY_POLICY`] with other `frame-ancestors` (a survey's embed origins).
+pub fn content_security_policy(frame_ancestors: &str) -> String {
+    let everywhere = CONTENT_SECURITY_POLICY
+        .strip_suffix("'none'")
+        .expect("the policy ends with its frame-ancestors");
+    format!("{everywhere}{frame_ancestors}")
+}
 
 /// The headers that confine every response, pages and files alike: the policy above,
 /// no type sniffing, no referrer, no framing. The form's own are [`form_headers`], which
@@ -100,16 +108,7 @@ pub fn server(listener: TcpListener, db: Database, settings: Settings) -> std::i
         ),
     });
     let server = HttpServer::new(move || {
-        // Added where a handler did not set its own (the form sets `form_headers`).
-        let mut security_headers = SECURITY_HEADERS
-            .iter()
-            .fold(DefaultHeaders::new(), |headers, header| {
-                headers.add(*header)
-            });
-        if settings.hsts {
-            security_headers = security_headers
-                .add((header::STRICT_TRANSPORT_SECURITY, STRICT_TRANSPORT_SECURITY));
-        }
+        let hsts = settings.hsts;
         App::new()
             .app_data(db.clone())
             .app_data(releases.clone())
@@ -154,7 +153,14 @@ pub fn server(listener: TcpListener, db: Database, settings: Settings) -> std::i
                 }
             })
             // Outermost, so that every response, errors included, carries the headers.
-            .wrap(security_headers)
+            .wrap_fn(move |request, service| {
+                let response = service.call(request);
+                async move {
+                    let mut response = response.await?;
+                    add_security_headers(response.headers_mut(), hsts);
+                    Ok(response)
+                }
+            })
     })
     .workers(workers)
     .client_request_timeout(HEAD_READ_TIMEOUT)
@@ -165,6 +171,26 @@ pub fn server(listener: TcpListener, db: Database, settings: Settings) -> std::i
     .listen(listener)?
     .run();
     Ok(server)
+}
+
+/// Adds each of [`SECURITY_HEADERS`] that the handler did not set. A handler that set its own
+/// Content-Security-Policy (the form, with a survey's `frame-ancestors`) also decided the
+/// frame policy: `X-Frame-Options` is then added only if it set one.
+fn add_security_headers(headers: &mut header::HeaderMap, hsts: bool) {
+    let own_policy = headers.contains_key(header::CONTENT_SECURITY_POLICY);
+    for (name, value) in SECURITY_HEADERS {
+        let name = header::HeaderName::from_static(name);
+        if headers.contains_key(&name) || (own_policy && name == header::X_FRAME_OPTIONS) {
+            continue;
+        }
+        headers.insert(name, header::HeaderValue::from_static(value));
+    }
+    if hsts && !headers.contains_key(header::STRICT_TRANSPORT_SECURITY) {
+        headers.insert(
+            header::STRICT_TRANSPORT_SECURITY,
+            header::HeaderValue::from_static(STRICT_TRANSPORT_SECURITY),
+        );
+    }
 }
 
 fn routes(config: &mut web::ServiceConfig, static_dir: Option<PathBuf>) {

@@ -18,8 +18,8 @@ use serde_json::Value;
 
 use crate::db::Database;
 use crate::domain::{
-    DesignFields, InvitationKeyBody, Language, Nonce, QuestionDesign, Survey, SurveyIntro,
-    SurveyStatus, GROUPING_TYPE,
+    DesignFields, EmbedOrigins, InvitationKeyBody, Language, Nonce, QuestionDesign, Survey,
+    SurveyIntro, SurveyStatus, GROUPING_TYPE,
 };
 use crate::error::AppError;
 
@@ -57,6 +57,10 @@ pub struct PublicDefinition {
     pub min_cell: u32,
     /// Its owner sees no figure computed from the reports before it closes.
     pub results_after_close: bool,
+    /// The sites that may show the form in a frame (its `frame-ancestors`; empty: none).
+    /// A framed form tells these origins, and no other, when a response is stored.
+    #[schema(max_items = 10, examples(json!(["https://survey.example.org"])))]
+    pub embed_origins: Vec<String>,
     /// The sum of the randomized questions' ε: the privacy loss of one whole response
     /// (grouping questions are not randomized and not counted).
     pub total_epsilon: f64,
@@ -144,6 +148,7 @@ impl PublicDefinition {
             language: survey.intro.language(),
             min_cell: survey.min_cell.get(),
             results_after_close: survey.results_after_close,
+            embed_origins: survey.embed_origins.as_slice().to_vec(),
             slug: survey.slug.to_string(),
             title: survey.title.clone(),
             description: survey.description.clone(),
@@ -178,6 +183,19 @@ impl PublicDefinition {
             self.language.as_str(),
         )
         .map_err(|_| invalid(format!("contact {:?} is not a valid contact", self.contact)))
+    }
+
+    /// The sites that may frame the form, checked as a survey's are (a server cannot widen
+    /// the frame policy with a wildcard or a second directive).
+    pub(super) fn frame_ancestors(&self) -> Result<EmbedOrigins, AppError> {
+        let origins = EmbedOrigins::parse(&self.embed_origins)
+            .map_err(|error| invalid(format!("embed_origins: {}", error.message())))?;
+        if origins.as_slice() != self.embed_origins.as_slice() {
+            return Err(invalid(
+                "embed_origins are not written as this binary writes them".to_owned(),
+            ));
+        }
+        Ok(origins)
     }
 
     /// The questions in the definition's order, each randomized one's design read back and
@@ -346,13 +364,13 @@ mod tests {
     fn a_field_this_binary_does_not_write_is_refused_when_read() {
         let extra = br#"{"slug": "s", "title": "T", "description": "", "status": "open",
             "requires_invitation": false, "researcher": "", "contact": "", "consent": null,
-            "language": "en", "min_cell": 10, "results_after_close": false, "total_epsilon": 1.0, "nonce": "00",
+            "language": "en", "min_cell": 10, "results_after_close": false, "embed_origins": [], "total_epsilon": 1.0, "nonce": "00",
             "questions": [], "script": "/static/evil.js"}"#;
         let error = PublicDefinition::from_json(extra).unwrap_err();
         assert!(error.contains(".script is not a field"), "{error}");
         let written_otherwise = br#"{"slug": "s", "title": "T", "description": "",
             "status": "open", "requires_invitation": false, "researcher": "", "contact": "",
-            "consent": null, "language": "en", "min_cell": 10, "results_after_close": false, "total_epsilon": 0,
+            "consent": null, "language": "en", "min_cell": 10, "results_after_close": false, "embed_origins": [], "total_epsilon": 0,
             "nonce": "00", "questions": []}"#;
         let error = PublicDefinition::from_json(written_otherwise).unwrap_err();
         assert!(
@@ -361,7 +379,7 @@ mod tests {
         );
         let unread = br#"{"slug": "s", "title": "T", "description": "", "status": "draft",
             "requires_invitation": false, "researcher": "", "contact": "", "consent": null,
-            "language": "it", "min_cell": 10, "results_after_close": false, "total_epsilon": 0.0, "nonce": "00",
+            "language": "it", "min_cell": 10, "results_after_close": false, "embed_origins": [], "total_epsilon": 0.0, "nonce": "00",
             "questions": []}"#;
         let error = PublicDefinition::from_json(unread).unwrap_err();
         assert!(
@@ -370,7 +388,7 @@ mod tests {
         );
         let fine = br#"{"slug": "s", "title": "T", "description": "", "status": "open",
             "requires_invitation": false, "researcher": "", "contact": "", "consent": null,
-            "language": "en", "min_cell": 10, "results_after_close": false, "total_epsilon": 0.0, "nonce": "00",
+            "language": "en", "min_cell": 10, "results_after_close": false, "embed_origins": [], "total_epsilon": 0.0, "nonce": "00",
             "questions": []}"#;
         assert!(PublicDefinition::from_json(fine).is_ok());
     }

@@ -30,8 +30,8 @@ use randomized_response::{Confidence, Design, PrivacyLevel};
 
 use deniable::db::counts::QuestionCounts;
 use deniable::domain::{
-    MinCell, Question, QuestionDesign, QuestionId, Slug, StoppingRule, Survey, SurveyId,
-    SurveyIntro, SurveyStatus,
+    EmbedOrigins, MinCell, Question, QuestionDesign, QuestionId, Slug, StoppingRule, Survey,
+    SurveyId, SurveyIntro, SurveyStatus,
 };
 use deniable::results::{self, IntervalBounds, Primary, QuestionResults};
 
@@ -65,6 +65,8 @@ fn survey(
         results_after_close: false,
         intro: SurveyIntro::default(),
         stopping_rule: rule,
+        completion_url: None,
+        embed_origins: EmbedOrigins::default(),
         unblinded_at: unblinded,
         questions: vec![Question {
             id: QuestionId::from_stored(1),

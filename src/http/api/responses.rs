@@ -56,6 +56,11 @@ struct StoredBody {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(pattern = "^[A-Za-z0-9_-]{43}$")]
     receipt: Option<String>,
+    /// Only when the survey has one: where the form's "Continue" leads, exactly as the
+    /// researcher wrote it (the form fills its `{name}` placeholders from the link's
+    /// fragment). Given only to a device whose response is stored.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    completion_url: Option<String>,
 }
 
 /// POST /api/surveys/{slug}/responses: stores the reports; answers only after COMMIT.
@@ -121,6 +126,10 @@ pub async fn submit(
         status: "stored",
         record_id: response_id.record_id().to_hex(),
         receipt: receipt.map(|receipt| receipt.expose().to_owned()),
+        completion_url: survey
+            .completion_url
+            .as_ref()
+            .map(|link| link.as_str().to_owned()),
     };
     let mut response = match stored {
         Stored::Created => HttpResponse::Created(),

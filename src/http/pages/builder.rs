@@ -95,6 +95,11 @@ struct BuilderPage {
     contact: String,
     consent: String,
     language: String,
+    /// Where "Continue" leads after sending, and the sites that may frame the form (one
+    /// origin per line).
+    completion_url: String,
+    embed_origins: String,
+    study_error: Option<String>,
     /// The form languages: code and own name.
     languages: Vec<(&'static str, &'static str)>,
     /// Why the last save was refused, beside the details or the introduction.
@@ -139,8 +144,11 @@ struct TypedFields {
     contact: String,
     consent: String,
     language: String,
+    completion_url: String,
+    embed_origins: String,
     details_error: Option<String>,
     intro_error: Option<String>,
+    study_error: Option<String>,
 }
 
 /// A question's refusal, once: in plain words beside its field when it concerns one,
@@ -261,8 +269,14 @@ async fn builder_page(
         contact: intro.contact_text().to_owned(),
         consent: intro.consent().unwrap_or_default().to_owned(),
         language: intro.language().as_str().to_owned(),
+        completion_url: survey
+            .completion_url
+            .as_ref()
+            .map_or_else(String::new, |link| link.as_str().to_owned()),
+        embed_origins: survey.embed_origins.as_slice().join("\n"),
         details_error: None,
         intro_error: None,
+        study_error: None,
     };
     if let Some(Refused {
         draft,
@@ -283,8 +297,11 @@ async fn builder_page(
             contact: draft.contact.clone(),
             consent: draft.consent.clone(),
             language: draft.language.clone(),
+            completion_url: draft.completion_url.clone(),
+            embed_origins: draft.embed_origins.clone(),
             details_error: None,
             intro_error: None,
+            study_error: None,
         };
         // Every question as typed (matched by id: the page may be older than the survey).
         for typed_question in &draft.questions {
@@ -308,6 +325,7 @@ async fn builder_page(
         match place {
             Place::Details => typed.details_error = message,
             Place::Intro => typed.intro_error = message,
+            Place::Study => typed.study_error = message,
             Place::New => {
                 let plain =
                     plain_refusal(&error, &draft.new_text, &draft.new_design.epsilon, language);
@@ -362,6 +380,9 @@ async fn builder_page(
         contact: typed.contact,
         consent: typed.consent,
         language: typed.language,
+        completion_url: typed.completion_url,
+        embed_origins: typed.embed_origins,
+        study_error: typed.study_error,
         languages: Language::ALL
             .iter()
             .map(|language| (language.as_str(), language.name()))

@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use super::design::DesignForm;
 use crate::db::{DraftEdits, Rearrangement};
 use crate::domain::{
-    ClosingTime, DefinedQuestion, GroupingDefinition, QuestionDefinition, QuestionId, StoppingRule,
-    SurveyDetails, SurveyIntro,
+    ClosingTime, CompletionUrl, DefinedQuestion, EmbedOrigins, GroupingDefinition,
+    QuestionDefinition, QuestionId, StoppingRule, SurveyDetails, SurveyIntro,
 };
 use crate::error::AppError;
 
@@ -107,6 +107,9 @@ pub struct TypedDraft {
     pub contact: String,
     pub consent: String,
     pub language: String,
+    pub completion_url: String,
+    /// One origin per line.
+    pub embed_origins: String,
     pub questions: Vec<TypedQuestion>,
     pub new_text: String,
     pub new_design: DesignForm,
@@ -118,6 +121,8 @@ pub struct TypedDraft {
 pub enum Place {
     Details,
     Intro,
+    /// The completion link and the sites that may frame the form.
+    Study,
     Question(QuestionId),
     New,
 }
@@ -178,6 +183,8 @@ impl TypedDraft {
             contact: text("contact"),
             consent: text("consent"),
             language: text("language"),
+            completion_url: text("completion_url"),
+            embed_origins: text("embed_origins"),
             questions,
             new_text: text("new-text"),
             new_design: design_form(&fields, "new"),
@@ -216,6 +223,10 @@ impl TypedDraft {
             (!language.is_empty()).then_some(language),
         )
         .map_err(at(Place::Intro))?;
+        let completion_url =
+            CompletionUrl::parse(Some(&self.completion_url)).map_err(at(Place::Study))?;
+        let origins: Vec<&str> = self.embed_origins.lines().collect();
+        let embed_origins = EmbedOrigins::parse(&origins).map_err(at(Place::Study))?;
         let mut questions = Vec::with_capacity(self.questions.len());
         for (index, question) in self.questions.iter().enumerate() {
             // A question being deleted is not checked: its edits go with it.
@@ -248,6 +259,8 @@ impl TypedDraft {
             results_after_close: self.results_after_close,
             rule,
             intro,
+            completion_url,
+            embed_origins,
             questions,
             new_question,
             rearrangement: self.action.rearrangement(),

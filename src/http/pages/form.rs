@@ -10,7 +10,7 @@ use askama::Template;
 
 use super::respondent_error::{find_survey_page, RespondentPageError};
 use crate::db::Database;
-use crate::domain::{QuestionDesign, QuestionType, SurveyStatus};
+use crate::domain::{EmbedOrigins, QuestionDesign, QuestionType, SurveyStatus};
 use crate::error::AppError;
 use crate::explain::{explain_in, report_label};
 use crate::http::api::docs::SlugPath;
@@ -338,23 +338,29 @@ pub struct FormPage {
 pub fn form_page(definition: &PublicDefinition) -> Result<FormPage, AppError> {
     Ok(FormPage {
         html: SurveyPage::of(definition, false)?.render()?,
-        headers: form_headers(definition),
+        headers: form_headers(&definition.frame_ancestors()?),
     })
 }
 
 /// The headers of a survey's form: its content type (a page read in another type or
 /// character set would run other code) and the ones that confine it — the
 /// Content-Security-Policy, `X-Content-Type-Options`, `Referrer-Policy` and the frame policy
-/// ([`super::SECURITY_HEADERS`], the same on every response today). A header that depends on
-/// the survey (its own `frame-ancestors`, for a survey that may be embedded) is computed here
-/// from its definition, so `verify` expects it too.
-pub fn form_headers(_definition: &PublicDefinition) -> Vec<(&'static str, String)> {
+/// ([`super::SECURITY_HEADERS`]). The frame policy is the survey's: `frame-ancestors`
+/// names the origins that may embed it, and `X-Frame-Options` (which can name no origin)
+/// is left out for such a survey; without any, `'none'` and `DENY` as on every page. No
+/// `report-uri`: a report would send the page's address to a server.
+pub fn form_headers(embed_origins: &EmbedOrigins) -> Vec<(&'static str, String)> {
     let mut headers = vec![("content-type", "text/html; charset=utf-8".to_owned())];
-    headers.extend(
-        crate::http::SECURITY_HEADERS
-            .iter()
-            .map(|(name, value)| (*name, (*value).to_owned())),
-    );
+    for (name, value) in crate::http::SECURITY_HEADERS {
+        match name {
+            "content-security-policy" if !embed_origins.is_empty() => headers.push((
+                name,
+                crate::http::content_security_policy(&embed_origins.as_slice().join(" ")),
+            )),
+            "x-frame-options" if !embed_origins.is_empty() => {}
+            _ => headers.push((name, value.to_owned())),
+        }
+    }
     headers
 }
 
