@@ -312,6 +312,9 @@
     document.getElementById("survey-form").hidden = true;
     memoNote.hidden = true;
     storageWarning.hidden = true;
+    // Without storage nothing is kept, so nothing is there to forget.
+    document.getElementById("sent-kept").hidden = !device.remembers;
+    document.getElementById("sent-forget").hidden = !device.remembers;
     showContinue(completionUrl, document.getElementById("sent-kept"));
     sentSection.hidden = false;
     document.getElementById("submitted-heading").focus();
