@@ -225,9 +225,12 @@
   }
 
   // --- the state in localStorage, key "deniable:<slug>":
-  // {"reports": {"<qid>": <report>}, "response_id": "<hex>", "pending": {"body": "...", "receipt": "..."}}
+  // {"reports": {"<qid>": <report>}, "response_id": "<hex>", "pending": {"body": "...", "receipt": "..."},
+  //  "completion_url": "https://…"}
   // with each report an integer from 0 to 19 (0/1 for yes/no and numbers, an option's index).
-  // `pending` lives from just before the first POST until the server acknowledges it.
+  // `pending` lives from just before the first POST until the server acknowledges it;
+  // `completion_url` is the survey's completion link as the server returned it on that
+  // acknowledgment, its {name} placeholders unfilled (the link's parameters never stored).
 
   function validReports(reports) {
     if (!reports || typeof reports !== "object" || Array.isArray(reports)) return null;
@@ -257,7 +260,32 @@
     if (pending && typeof pending.body === "string" && isReceipt(pending.receipt)) {
       state.pending = { body: pending.body, receipt: pending.receipt };
     }
+    if (isCompletionUrl(stored.completion_url)) state.completion_url = stored.completion_url;
     return state;
+  }
+
+  /**
+   * The device's storage: {storage, remembers}. localStorage, or when reading it throws (the
+   * browser blocks it, as some do inside another site's frame) a stand-in kept for this page's
+   * life only, with `remembers` false: nothing survives a reload, which the page then says.
+   * `localStorageOf` returns window.localStorage (the getter itself may throw).
+   */
+  function deviceStorage(localStorageOf) {
+    try {
+      const storage = localStorageOf();
+      storage.getItem(STORAGE_PREFIX + "probe");
+      return { storage: storage, remembers: true };
+    } catch (_) {
+      const kept = new Map();
+      return {
+        storage: {
+          getItem: (key) => (kept.has(key) ? kept.get(key) : null),
+          setItem: (key, value) => kept.set(key, String(value)),
+          removeItem: (key) => kept.delete(key),
+        },
+        remembers: false,
+      };
+    }
   }
 
   /** Writes the state; false when storage refuses (disabled, full), which the caller may say. */
@@ -287,6 +315,15 @@
     delete state.pending;
     writeState(storage, slug, state);
     return true;
+  }
+
+  /** The acknowledgment of `responseId`: the pending body goes, the completion link joins the memo. */
+  function acknowledge(storage, slug, responseId, completionUrl) {
+    const state = readState(storage, slug);
+    if (!state || state.response_id !== responseId) return;
+    delete state.pending;
+    if (completionUrl) state.completion_url = completionUrl;
+    writeState(storage, slug, state);
   }
 
   /**
@@ -420,15 +457,17 @@
       return { outcome: "gave-up", status: response ? response.status : null, attempts: attempts };
     }
     if (response.status >= 200 && response.status < 300) {
-      let recordId = null;
+      let answer = {};
       try {
-        recordId = (await response.json()).record_id || null;
+        answer = (await response.json()) || {};
       } catch (_) {
         // stored all the same
       }
-      dropPending(deps.storage, slug, state.response_id);
+      const completionUrl = isCompletionUrl(answer.completion_url) ? answer.completion_url : null;
+      acknowledge(deps.storage, slug, state.response_id, completionUrl);
       forgetToken(deps.storage, slug); // spent: the stored response is all that is left of it
-      return { outcome: "stored", status: response.status, recordId: recordId, receipt: pending.receipt, attempts: attempts };
+      return { outcome: "stored", status: response.status, recordId: answer.record_id || null,
+        completionUrl: completionUrl, receipt: pending.receipt, attempts: attempts };
     }
     const error = await errorOf(response);
     dropPending(deps.storage, slug, state.response_id);
@@ -459,6 +498,10 @@
   // The invitation link is /s/<slug>#invitation=<code>&key=<fingerprint>: the form redeems
   // only when the fingerprint of the key in the anonymous definition equals the link's.
 
+  // A link parameter's name, as a completion link's {name} placeholder writes it.
+  const PARAMETER_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+  const PLACEHOLDER_PATTERN = /\{([A-Za-z_][A-Za-z0-9_]{0,63})\}/g;
+  const MAX_COMPLETION_URL = 2000;
   const FINGERPRINT_PATTERN = /^[0-9a-f]{64}$/;
   const INVITATION_PATTERN = /^[0-9a-f]{64}$/;
   const BASE64URL_PATTERN = /^[A-Za-z0-9_-]+$/;
@@ -467,12 +510,62 @@
     return STORAGE_PREFIX + slug + ":token";
   }
 
-  /** {invitation, key} from a link's fragment ("#invitation=…&key=…"), or null without an invitation. */
-  function invitationOfFragment(hash) {
-    const params = new URLSearchParams(String(hash || "").replace(/^#/, ""));
-    const invitation = params.get("invitation");
-    if (!invitation) return null;
-    return { invitation: invitation, key: params.get("key") };
+  /**
+   * The link a respondent arrived with, from its fragment (the part a browser never sends):
+   * "#invitation=…&key=…&return=…", `&`-separated name=value pairs, each percent-decoded (the
+   * first of a repeated name counts). Returns {invitation: {invitation, key} or null without
+   * an invitation, parameters: {name: value}} where parameters holds every other name that a
+   * completion link's placeholder may use; other names are dropped. The parameters are the
+   * respondent's panel identifiers: the page keeps them in memory only (never stored, sent or
+   * logged) for `completionHref`.
+   */
+  function linkOfFragment(hash) {
+    const fields = Object.create(null);
+    for (const pair of String(hash || "").replace(/^#/, "").split("&")) {
+      const at = pair.indexOf("=");
+      const name = percentDecoded(at < 0 ? pair : pair.slice(0, at));
+      if (name === "" || name in fields) continue;
+      fields[name] = percentDecoded(at < 0 ? "" : pair.slice(at + 1));
+    }
+    const parameters = Object.create(null);
+    for (const name of Object.keys(fields)) {
+      if (name !== "invitation" && name !== "key" && PARAMETER_PATTERN.test(name)) parameters[name] = fields[name];
+    }
+    const invitation = fields.invitation ? { invitation: fields.invitation, key: fields.key || null } : null;
+    return { invitation: invitation, parameters: parameters };
+  }
+
+  function percentDecoded(text) {
+    try {
+      return decodeURIComponent(text);
+    } catch (_) {
+      return text; // a stray "%": the text as written
+    }
+  }
+
+  /**
+   * The href of the "Continue" link: the completion link with each {name} after its first
+   * "?" or "#" replaced by encodeURIComponent(parameters[name]), or by "" when the page has
+   * no such parameter (listed in `missing`). Before that mark nothing is replaced, as the
+   * server refuses placeholders there (a parameter choosing the host would redirect anywhere).
+   */
+  function completionHref(template, parameters) {
+    const missing = [];
+    const cut = template.search(/[?#]/);
+    if (cut < 0) return { href: template, missing: missing };
+    const filled = template.slice(cut).replace(PLACEHOLDER_PATTERN, function (_, name) {
+      if (parameters && Object.prototype.hasOwnProperty.call(parameters, name)) {
+        return encodeURIComponent(parameters[name]);
+      }
+      if (!missing.includes(name)) missing.push(name);
+      return "";
+    });
+    return { href: template.slice(0, cut) + filled, missing: missing };
+  }
+
+  /** A completion link as the server gives it: https, at most 2 000 characters. */
+  function isCompletionUrl(text) {
+    return typeof text === "string" && text.length <= MAX_COMPLETION_URL && /^https:\/\/[^/?#\s]+/.test(text);
   }
 
   function isB64(text) {
@@ -573,7 +666,7 @@
    * Exchanges the invitation for a blind token (POST …/redemptions), or resumes an exchange
    * a closed page left unanswered (the same blinded element again: the server answers the
    * same bytes). deps: {fetch, storage, getRandomValues, sleep, now, onRetry?, maxAttempts?,
-   * mechanism, tokens: {api: DeniableTokens, exports}}; link: invitationOfFragment(…) or null.
+   * mechanism, tokens: {api: DeniableTokens, exports}}; link: linkOfFragment(…).invitation or null.
    * Returns {outcome: "ready", token, fingerprint} (redeemed now or before), {outcome: "none"}
    * (no invitation and nothing stored), {outcome: "gave-up"} (only with maxAttempts), or
    * {outcome: "refused", status, code, message}; throws a TokenRefusal when the key does not
@@ -645,6 +738,7 @@
     isReceipt: isReceipt,
     responseIdOf: responseIdOf,
     randomize: randomize,
+    deviceStorage: deviceStorage,
     readState: readState,
     writeState: writeState,
     forget: forget,
@@ -656,7 +750,9 @@
     send: send,
     fetchDefinition: fetchDefinition,
     tokenStorageKey: tokenStorageKey,
-    invitationOfFragment: invitationOfFragment,
+    linkOfFragment: linkOfFragment,
+    completionHref: completionHref,
+    isCompletionUrl: isCompletionUrl,
     readTokenState: readTokenState,
     writeTokenState: writeTokenState,
     forgetToken: forgetToken,

@@ -1,7 +1,7 @@
 // The respondent form's blind invitation token (issue 20), around DeniableCore.redeem
 // (form-core.js) and DeniableTokens (blind-tokens.js), both loaded first. As soon as an
-// invitation link is opened (and, with a consent text, agreed to) it exchanges the
-// invitation for a blind token, checking first
+// invitation link is opened (and, with a consent text, agreed to; in a browser without
+// storage, only when sending) it exchanges the invitation for a blind token, checking first
 // that the survey key of the anonymous definition is the one the link pins (its `key`
 // fingerprint), and shows that fingerprint; form.js asks for the token when it sends
 // (globalThis.DeniableFormTokens.token) and the token goes into the pending body.
@@ -21,9 +21,22 @@
   const core = globalThis.DeniableCore;
   const api = globalThis.DeniableTokens;
   const page = document.getElementById("survey");
-  if (!page || !core || !api) return;
+  if (!page || !core) return;
+
+  // The address the page was opened with, read here, by the first of the form's scripts, and
+  // nowhere else (issue 35). Its fragment is parsed whole: the invitation, for this script,
+  // and the link's named parameters (panel identifiers, for form.js's "Continue" link), kept
+  // in this page's memory only. Then the query string and the fragment leave the address bar,
+  // and so the history, bookmarks and anything copied from there; query parameters are
+  // never used, since the server has already seen them.
+  const arrived = core.linkOfFragment(location.hash);
+  history.replaceState(null, "", location.pathname);
+  Object.defineProperty(globalThis, "DeniableFormLink", {
+    value: Object.freeze({ parameters: Object.freeze(arrived.parameters) }),
+  });
+
   // The owner's preview neither redeems nor sends anything.
-  if (page.dataset.preview === "true") return;
+  if (!api || page.dataset.preview === "true") return;
   const slug = page.dataset.slug;
   const statusLine = document.getElementById("invitation-status");
 
@@ -37,10 +50,8 @@
     });
   }
 
-  // The invitation travels in the fragment, never in a request line: read once, then taken
-  // out of the address bar (and so out of the history and of bookmarks).
-  const link = core.invitationOfFragment(location.hash);
-  if (link) history.replaceState(null, "", location.pathname + location.search);
+  // The invitation travels in the fragment, never in a request line.
+  const link = arrived.invitation;
 
   function say(text, isError) {
     if (!statusLine) return;
@@ -49,32 +60,20 @@
     statusLine.classList.toggle("error", Boolean(isError));
   }
 
-  function deviceStorage() {
-    try {
-      const storage = window.localStorage;
-      storage.getItem("deniable:probe");
-      return storage;
-    } catch (_) {
-      const kept = new Map();
-      return {
-        getItem: (key) => (kept.has(key) ? kept.get(key) : null),
-        setItem: (key, value) => kept.set(key, String(value)),
-        removeItem: (key) => kept.delete(key),
-      };
-    }
-  }
-
   async function instantiate(url) {
     const response = await fetch(url);
     if (!response.ok) throw new Error("cannot load " + url + " (" + response.status + ")");
     return (await WebAssembly.instantiate(await response.arrayBuffer(), {})).instance.exports;
   }
 
+  // Without storage the token would die with the page: it is bought only when sending (see
+  // start), so that a reload before then does not use up the invitation.
+  const device = core.deviceStorage(function () { return window.localStorage; });
   const getRandomValues = window.crypto && window.crypto.getRandomValues
     ? window.crypto.getRandomValues.bind(window.crypto) : null;
   const deps = {
     fetch: window.fetch.bind(window),
-    storage: deviceStorage(),
+    storage: device.storage,
     getRandomValues: getRandomValues,
     now: () => Date.now(),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
@@ -155,7 +154,8 @@
 
   // A device that has answered already (a memo) redeems nothing: the form shows the memo.
   // With a consent text, nothing is sent before the respondent agrees — the redemption
-  // neither (it tells the server who takes part): it starts when the box is ticked.
+  // neither (it tells the server who takes part): it starts when the box is ticked. A
+  // browser without storage redeems at sending only (token(), below).
   const answered = core.readState(deps.storage, slug);
   const consentBox = document.getElementById("consent-checkbox");
   let running = null;
@@ -167,7 +167,7 @@
       return result;
     });
   }
-  if (!answered && (link || core.readTokenState(deps.storage, slug))) {
+  if (device.remembers && !answered && (link || core.readTokenState(deps.storage, slug))) {
     if (!consentBox || consentBox.checked) {
       start();
     } else {

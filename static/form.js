@@ -31,23 +31,12 @@
   const memoNote = document.getElementById("memo-note");
   const noWasm = document.getElementById("no-wasm");
   const sentSection = document.getElementById("submitted");
+  const storageWarning = document.getElementById("storage-warning");
 
-  // localStorage throws when the browser blocks it; a page-lifetime stand-in then keeps the
-  // pending body for this page's retries (nothing survives a reload, which is all it can do).
-  function deviceStorage() {
-    try {
-      const storage = window.localStorage;
-      storage.getItem("deniable:probe");
-      return storage;
-    } catch (_) {
-      const kept = new Map();
-      return {
-        getItem: (key) => (kept.has(key) ? kept.get(key) : null),
-        setItem: (key, value) => kept.set(key, String(value)),
-        removeItem: (key) => kept.delete(key),
-      };
-    }
-  }
+  // localStorage throws when the browser blocks it (some do inside another site's frame); a
+  // page-lifetime stand-in then keeps the pending body for this page's retries, and the page
+  // warns before sending that a reload would forget the answers (docs/design.md, 6 and 9).
+  const device = core.deviceStorage(function () { return window.localStorage; });
 
   let countdown = null;
   function stopCountdown() {
@@ -59,7 +48,7 @@
     // The most answers the mechanism takes at once (the server's, from the crate).
     maxQuestions: Number(page.dataset.maxQuestions),
     fetch: window.fetch.bind(window),
-    storage: deviceStorage(),
+    storage: device.storage,
     getRandomValues: window.crypto && window.crypto.getRandomValues ? window.crypto.getRandomValues.bind(window.crypto) : null,
     now: () => Date.now(),
     sleep: (ms) =>
@@ -286,6 +275,8 @@
     submitButton.disabled = true;
     listReports(document.getElementById("memo-reports"), state.reports);
     memoNote.hidden = false;
+    storageWarning.hidden = true;
+    showContinue(state.completion_url, document.getElementById("memo-shared"));
   }
 
   function forgetHere() {
@@ -295,6 +286,8 @@
   document.getElementById("memo-clear").addEventListener("click", function () {
     forgetHere();
     memoNote.hidden = true;
+    continueBlock.hidden = true;
+    storageWarning.hidden = device.remembers;
     submitButton.hidden = false;
     showConsent(true);
     showQuestions(true);
@@ -309,7 +302,7 @@
   // --- the Sent page
   let shownReceipt = null; // only in this page's memory, shown this once
 
-  function showSent(reports, receipt) {
+  function showSent(reports, receipt, completionUrl) {
     stopCountdown();
     setChoicesEnabled(false);
     say("");
@@ -318,8 +311,28 @@
     document.getElementById("receipt").textContent = receipt;
     document.getElementById("survey-form").hidden = true;
     memoNote.hidden = true;
+    storageWarning.hidden = true;
+    // Without storage nothing is kept, so nothing is there to forget.
+    document.getElementById("sent-kept").hidden = !device.remembers;
+    document.getElementById("sent-forget").hidden = !device.remembers;
+    showContinue(completionUrl, document.getElementById("sent-kept"));
     sentSection.hidden = false;
     document.getElementById("submitted-heading").focus();
+  }
+
+  // "Continue" back to the study (issue 35): the survey's completion link, whose {name}
+  // placeholders take the parameters of the link this page was opened with (form-tokens.js
+  // read them, in memory only). After a reload they are gone: the placeholders stay empty
+  // and the page says so. The block goes before `before`, on the Sent page or the memo.
+  const continueBlock = document.getElementById("continue");
+  function showContinue(completionUrl, before) {
+    if (!completionUrl) return;
+    const link = globalThis.DeniableFormLink;
+    const filled = core.completionHref(completionUrl, link ? link.parameters : null);
+    document.getElementById("continue-link").href = filled.href;
+    document.getElementById("continue-missing").hidden = filled.missing.length === 0;
+    before.before(continueBlock);
+    continueBlock.hidden = false;
   }
 
   function receiptSay(text) {
@@ -387,16 +400,64 @@
     const outcome = await core.send(deps, slug, state);
     stopCountdown();
     if (outcome.outcome === "stored") {
-      showSent(state.reports, outcome.receipt);
+      showSent(state.reports, outcome.receipt, outcome.completionUrl);
+      tellHost();
       return;
     }
     setChoicesEnabled(false);
     showConsent(false);
     submitButton.hidden = true;
+    storageWarning.hidden = true;
     say(refusal(outcome), true);
     listReports(document.getElementById("memo-reports"), state.reports);
     memoNote.hidden = false;
   }
+
+  // --- inside another site's frame (issue 35): the host, on an origin the survey lists in
+  // embed_origins, hears that a response was stored, and nothing else: no report, receipt
+  // or identifier. Posted once per page, to listed origins only (never "*"); where the
+  // browser names the parent's origin, to that one alone.
+  const framed = window.parent !== window;
+  let embedOrigins = null; // from the public definition, when submit() fetched it
+  let toldHost = false;
+  async function tellHost() {
+    if (!framed || toldHost) return;
+    toldHost = true;
+    if (!embedOrigins) {
+      try {
+        embedOrigins = (await core.fetchDefinition(deps, slug)).embed_origins;
+      } catch (_) {
+        return;
+      }
+    }
+    const listed = (Array.isArray(embedOrigins) ? embedOrigins : []).filter(function (origin) {
+      return typeof origin === "string" && /^https?:\/\/[^/*\s]+$/.test(origin);
+    });
+    const ancestors = location.ancestorOrigins;
+    const parent = ancestors && ancestors.length > 0 ? ancestors[0] : null;
+    const targets = listed.includes(parent) ? [parent] : listed;
+    for (const origin of targets) {
+      try {
+        window.parent.postMessage({ type: "deniable:sent", survey: slug }, origin);
+      } catch (_) {
+        // an origin the browser cannot parse: nothing to post to
+      }
+    }
+  }
+
+  // A frame has no address bar: the notice offers the survey in a tab of its own, where the
+  // respondent can check the address. The receipt page refuses every frame, so its links
+  // open a new tab (framed or not, the same page).
+  if (framed) {
+    const own = document.getElementById("frame-open");
+    own.href = location.origin + "/s/" + encodeURIComponent(slug);
+    own.textContent = own.href;
+    document.getElementById("frame-notice").hidden = false;
+  }
+  document.querySelectorAll("a[href$=\"/receipt\"]").forEach(function (receiptLink) {
+    receiptLink.target = "_blank";
+    receiptLink.rel = "noopener";
+  });
 
   // Why the server refused the reports, in the survey's language (the API's own messages
   // are English).
@@ -449,6 +510,7 @@
         throw new Error(message("js-cannot-load"));
       }
       if (definition.status !== "open") throw new Error(message("js-not-open"));
+      embedOrigins = definition.embed_origins;
       const token = definition.requires_invitation ? await globalThis.DeniableFormTokens.token() : null;
       const answers = [];
       const missing = [];
@@ -532,6 +594,7 @@
   }
 
   // --- on load: a pending body is re-sent unchanged; a memo sends nothing
+  storageWarning.hidden = device.remembers || !accepting;
   const state = core.readState(deps.storage, slug);
   if (state && state.pending) {
     setChoicesEnabled(false);

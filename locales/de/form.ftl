@@ -26,6 +26,19 @@ status-closed = Diese Umfrage ist geschlossen: Es kann nichts gesendet werden.
 needs-javascript = Diese Umfrage benötigt JavaScript: Ein kleines Programm randomisiert Ihre Antworten auf Ihrem Gerät, bevor etwas gesendet wird. Ohne JavaScript kann nichts gesendet werden, und es wurde nichts gesendet.
 needs-webassembly = Ihr Browser kann kein WebAssembly ausführen oder hat keinen sicheren Zufallsgenerator; diese Umfrage braucht beides, um Ihre Antworten auf Ihrem Gerät zu randomisieren. Es kann nichts gesendet werden, und es wurde nichts gesendet.
 
+# Inside another website's frame (issue 35), followed by a link to the survey's own address.
+frame-notice =
+    Sie antworten innerhalb der Seite einer anderen Website, die keine Adressleiste zeigt. Um
+    zu prüfen, dass dies die echte Umfrage ist, öffnen Sie sie in einem eigenen Tab:
+# Near the send button when the browser lets this page keep nothing on the device.
+storage-warning =
+    Dieser Browser erlaubt dieser Seite nicht, sich etwas auf Ihrem Gerät zu merken. Ihre
+    Antworten werden einmal randomisiert, wenn Sie sie senden: Bitte bleiben Sie auf dieser
+    Seite, bis sie „Gesendet“ anzeigt. Wird die Seite vorher neu geladen oder geschlossen,
+    vergisst sie, dass Sie geantwortet haben, und eine erneute Antwort würde neue Münzen
+    werfen, was Ihren Schutz schwächt (eine Einladung, falls Sie eine haben, wird erst beim
+    Senden eingelöst).
+
 ## A revisit from the same browser
 
 memo-heading = Auf diesem Gerät bereits beantwortet
@@ -54,6 +67,13 @@ receipt-download = Herunterladen (.txt)
 receipt-link = Mit dieser Quittung können Sie { $link }.
 receipt-link-text = Ihre Antwort einsehen oder zurückziehen
 sent-kept = Dieses Gerät behält die Meldungen oben (nie Ihre wahren Antworten), damit es nicht dazu gebracht werden kann, diese Umfrage ein zweites Mal mit neuen Münzen zu beantworten. Auf einem gemeinsam genutzten Gerät lassen Sie es sie vergessen.
+
+# After the receipt: the link back to the study that sent the respondent here.
+continue-link = Weiter
+continue-missing =
+    Die Angaben des Links, über den Sie gekommen sind, fehlen, weil diese Seite neu geladen
+    wurde; der Link oben lässt sie daher weg. Wenn Sie Ihren ursprünglichen Link erneut
+    öffnen, werden sie wieder eingesetzt.
 
 ## Messages of the form's script
 

@@ -57,6 +57,18 @@ needs-webassembly =
     survey needs to randomize your answers on your device. Nothing can be sent, and
     nothing has been sent.
 
+# Inside another website's frame (issue 35), followed by a link to the survey's own address.
+frame-notice =
+    You are answering inside another website's page, which shows no address bar. To check
+    that this is the real survey, open it in a tab of its own:
+# Near the send button when the browser lets this page keep nothing on the device.
+storage-warning =
+    This browser does not let this page remember anything on your device. Your answers are
+    randomized once, when you send them: please stay on this page until it says “Sent”. If
+    the page is reloaded or closed before then, it forgets that you answered, and answering
+    again would flip new coins, which weakens your protection (an invitation, if you have
+    one, is used only when you send).
+
 ## A revisit from the same browser
 
 memo-heading = Already answered on this device
@@ -102,6 +114,12 @@ sent-kept =
     This device still keeps the reports above (never your true answers), so that it
     cannot be made to answer this survey twice with new coins. On a shared device, let it
     forget them.
+
+# After the receipt: the link back to the study that sent the respondent here.
+continue-link = Continue
+continue-missing =
+    The details of the link you came from are gone because this page was reloaded, so the
+    link above leaves them out. Opening your original link again fills them in.
 
 ## Messages of the form's script
 

@@ -26,6 +26,19 @@ status-closed = Esta encuesta está cerrada: no se puede enviar nada.
 needs-javascript = Esta encuesta necesita JavaScript: un pequeño programa aleatoriza sus respuestas en su dispositivo antes de enviar nada. Sin él no se puede enviar nada, y no se ha enviado nada.
 needs-webassembly = Su navegador no puede ejecutar WebAssembly o carece de un generador aleatorio seguro, que esta encuesta necesita para aleatorizar sus respuestas en su dispositivo. No se puede enviar nada, y no se ha enviado nada.
 
+# Inside another website's frame (issue 35), followed by a link to the survey's own address.
+frame-notice =
+    Está respondiendo dentro de la página de otro sitio web, que no muestra barra de
+    direcciones. Para comprobar que esta es la encuesta auténtica, ábrala en una pestaña
+    propia:
+# Near the send button when the browser lets this page keep nothing on the device.
+storage-warning =
+    Este navegador no permite a esta página recordar nada en su dispositivo. Sus respuestas se
+    aleatorizan una sola vez, al enviarlas: permanezca en esta página hasta que indique
+    «Enviado». Si la página se recarga o se cierra antes, olvida que usted respondió, y
+    responder de nuevo lanzaría monedas nuevas, lo que debilita su protección (una
+    invitación, si tiene una, solo se usa al enviar).
+
 ## A revisit from the same browser
 
 memo-heading = Ya respondida en este dispositivo
@@ -54,6 +67,12 @@ receipt-download = Descargar (.txt)
 receipt-link = Con este comprobante puede { $link }.
 receipt-link-text = ver o retirar su respuesta
 sent-kept = Este dispositivo aún guarda las declaraciones de arriba (nunca sus respuestas verdaderas), para que no se le pueda hacer responder esta encuesta dos veces con monedas nuevas. En un dispositivo compartido, haga que las olvide.
+
+# After the receipt: the link back to the study that sent the respondent here.
+continue-link = Continuar
+continue-missing =
+    Los datos del enlace por el que llegó se han perdido porque esta página se recargó, así
+    que el enlace de arriba no los incluye. Abrir de nuevo su enlace original los rellena.
 
 ## Messages of the form's script
 

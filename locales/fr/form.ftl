@@ -26,6 +26,19 @@ status-closed = Cette enquête est close : rien ne peut être envoyé.
 needs-javascript = Cette enquête nécessite JavaScript : un petit programme randomise vos réponses sur votre appareil avant tout envoi. Sans lui, rien ne peut être envoyé, et rien n'a été envoyé.
 needs-webassembly = Votre navigateur ne peut pas exécuter WebAssembly ou ne dispose pas d'un générateur aléatoire sûr, dont cette enquête a besoin pour randomiser vos réponses sur votre appareil. Rien ne peut être envoyé, et rien n'a été envoyé.
 
+# Inside another website's frame (issue 35), followed by a link to the survey's own address.
+frame-notice =
+    Vous répondez à l'intérieur de la page d'un autre site, qui n'affiche pas de barre
+    d'adresse. Pour vérifier qu'il s'agit bien de la vraie enquête, ouvrez-la dans un onglet
+    à part :
+# Near the send button when the browser lets this page keep nothing on the device.
+storage-warning =
+    Ce navigateur ne permet pas à cette page de garder quoi que ce soit sur votre appareil.
+    Vos réponses sont randomisées une seule fois, à l'envoi : restez sur cette page jusqu'à ce
+    qu'elle affiche « Envoyé ». Si la page est rechargée ou fermée avant, elle oublie que vous
+    avez répondu, et répondre à nouveau ferait de nouveaux tirages, ce qui affaiblit votre
+    protection (une invitation, si vous en avez une, n'est utilisée qu'à l'envoi).
+
 ## A revisit from the same browser
 
 memo-heading = Déjà répondu sur cet appareil
@@ -54,6 +67,13 @@ receipt-download = Télécharger (.txt)
 receipt-link = Avec ce reçu, vous pouvez { $link }.
 receipt-link-text = consulter ou retirer votre réponse
 sent-kept = Cet appareil conserve encore les déclarations ci-dessus (jamais vos vraies réponses), afin qu'on ne puisse pas lui faire répondre deux fois à cette enquête avec de nouveaux tirages. Sur un appareil partagé, faites-les-lui oublier.
+
+# After the receipt: the link back to the study that sent the respondent here.
+continue-link = Continuer
+continue-missing =
+    Les informations du lien par lequel vous êtes arrivé ont disparu, car cette page a été
+    rechargée : le lien ci-dessus ne les contient donc pas. Rouvrir votre lien d'origine les
+    rétablit.
 
 ## Messages of the form's script
 

@@ -259,13 +259,101 @@ describe('form-core.js on its own', () => {
   });
 });
 
+describe('the link a respondent arrives with, and the completion link (issue 35)', () => {
+  /** linkOfFragment's answer as plain values: {invitation, parameters}. */
+  const linkOf = (core, hash) => plain(core.linkOfFragment(hash));
+  const invitation = 'ab'.repeat(32);
+  const key = 'cd'.repeat(32);
+
+  test('one grammar for the fragment: the invitation, and every other well-named parameter, percent-decoded', async () => {
+    const { core } = await newDevice();
+    assert.deepEqual(linkOf(core, `#invitation=${invitation}&key=${key}&return=xyz`),
+      { invitation: { invitation, key }, parameters: { return: 'xyz' } });
+    assert.deepEqual(linkOf(core, '#return=xyz&PROLIFIC_PID=5f3a'),
+      { invitation: null, parameters: { return: 'xyz', PROLIFIC_PID: '5f3a' } });
+    assert.deepEqual(linkOf(core, '#r=a%20b%26c%3Dd%23%C3%A9+'), { invitation: null, parameters: { r: 'a b&c=d#é+' } },
+      'percent-decoded; a plus sign stays a plus sign');
+    assert.deepEqual(linkOf(core, '#r=100%&s=%E0%A4%A'), { invitation: null, parameters: { r: '100%', s: '%E0%A4%A' } },
+      'a malformed escape is kept as written');
+    assert.deepEqual(linkOf(core, '#r=first&r=second&flag&&=x'), { invitation: null, parameters: { r: 'first', flag: '' } },
+      'the first of a repeated name counts; a bare name is empty; an empty name is dropped');
+    const long = 'n'.repeat(64);
+    assert.deepEqual(linkOf(core, `#9lives=1&a-b=2&${long}=3&${long}x=4&_ok=5&%72=6`),
+      { invitation: null, parameters: { [long]: '3', _ok: '5', r: '6' } },
+      'only names a placeholder can use ([A-Za-z_][A-Za-z0-9_]{0,63}), after decoding');
+    assert.deepEqual(linkOf(core, `#key=${key}&return=x`), { invitation: null, parameters: { return: 'x' } },
+      'a key without an invitation is no parameter either');
+    assert.deepEqual(linkOf(core, `#invitation=${invitation}`), { invitation: { invitation, key: null }, parameters: {} });
+    for (const empty of ['', '#', null, undefined]) {
+      assert.deepEqual(linkOf(core, empty), { invitation: null, parameters: {} }, String(empty));
+    }
+    // Names of Object.prototype's properties are plain parameters, and absent ones stay absent.
+    const odd = core.linkOfFragment('#constructor=c&__proto__=p');
+    assert.deepEqual(Object.entries(odd.parameters), [['constructor', 'c'], ['__proto__', 'p']]);
+    assert.equal(core.completionHref('https://p.example/?a={toString}', core.linkOfFragment('').parameters).href,
+      'https://p.example/?a=');
+  });
+
+  test('the Continue link: placeholders after the first ? or # take the encoded parameter, or nothing when it is missing', async () => {
+    const { core } = await newDevice();
+    const fill = (template, hash) => plain(core.completionHref(template, core.linkOfFragment(hash).parameters));
+    assert.deepEqual(fill('https://panel.example/done?cc=C0DE&r={return}', '#return=xyz'),
+      { href: 'https://panel.example/done?cc=C0DE&r=xyz', missing: [] });
+    assert.deepEqual(fill('https://panel.example/done?r={return}', '#return=a%20b%26c%3D%2F%3F%23%C3%A9'),
+      { href: 'https://panel.example/done?r=a%20b%26c%3D%2F%3F%23%C3%A9', missing: [] }, 'encodeURIComponent of the value');
+    assert.deepEqual(fill('https://panel.example/done?r={return}&p={PID}&r2={return}', '#PID=1'),
+      { href: 'https://panel.example/done?r=&p=1&r2=', missing: ['return'] }, 'missing: empty, and named once');
+    assert.deepEqual(fill('https://panel.example/done#r={return}', '#return=xyz'),
+      { href: 'https://panel.example/done#r=xyz', missing: [] }, 'in the fragment too');
+    assert.deepEqual(fill('https://{host}.example/{return}/x?a={return}', '#host=evil.example%2F&return=p'),
+      { href: 'https://{host}.example/{return}/x?a=p', missing: [] }, 'never in the host or the path');
+    assert.deepEqual(fill('https://panel.example/done', '#return=xyz'), { href: 'https://panel.example/done', missing: [] });
+    assert.deepEqual(fill('https://panel.example/?i={invitation}&k={key}', `#invitation=${invitation}&key=${key}`),
+      { href: 'https://panel.example/?i=&k=', missing: ['invitation', 'key'] }, 'the invitation is never a parameter');
+    assert.deepEqual(fill('https://panel.example/?a={not-a-name}&b={}', '#a=1'),
+      { href: 'https://panel.example/?a={not-a-name}&b={}', missing: [] }, 'only well-formed placeholders');
+  });
+
+  test('the memo keeps the completion link as the server wrote it; anything but https is dropped', async () => {
+    const template = 'https://panel.example/done?cc=C0DE&r={return}';
+    for (const [given, kept] of [[template, template], ['javascript:alert(1)//?{return}', null],
+      ['http://panel.example/done', null], [`https://panel.example/?${'a'.repeat(2000)}`, null], [42, null], [undefined, null]]) {
+      const { core, deps, localStorage } = await newDevice({
+        fetchImpl: scriptedFetch([jsonResponse(201, { status: 'stored', record_id: 'ab'.repeat(32), completion_url: given })]),
+      });
+      const state = plain(core.prepare(deps, 'quiz', NONCE, ANSWERS.map((answer) => ({ ...answer, question: { ...answer.question } })), null).state);
+      const outcome = plain(await core.send(deps, 'quiz', state));
+      assert.equal(outcome.outcome, 'stored');
+      assert.equal(outcome.completionUrl, kept, String(given));
+      const memo = JSON.parse(localStorage.getItem('deniable:quiz'));
+      assert.deepEqual(memo, kept ? { reports: state.reports, response_id: state.response_id, completion_url: kept }
+        : { reports: state.reports, response_id: state.response_id }, String(given));
+      assert.equal(core.readState(localStorage, 'quiz').completion_url, kept ?? undefined);
+    }
+  });
+
+  test('deviceStorage: localStorage where it can be read, else a stand-in for this page that says it remembers nothing', async () => {
+    const { core, localStorage } = await newDevice();
+    const kept = core.deviceStorage(() => localStorage);
+    assert.equal(kept.remembers, true);
+    assert.equal(kept.storage, localStorage);
+    const blocked = core.deviceStorage(() => { throw new Error('SecurityError: access is denied'); });
+    assert.equal(blocked.remembers, false);
+    blocked.storage.setItem('deniable:quiz', '1');
+    assert.equal(blocked.storage.getItem('deniable:quiz'), '1');
+    blocked.storage.removeItem('deniable:quiz');
+    assert.equal(blocked.storage.getItem('deniable:quiz'), null);
+    assert.deepEqual(localStorage.keys(), [], 'the stand-in writes nothing through');
+  });
+});
+
 describe('blind invitation tokens in form-core.js (issue 20)', () => {
   test('the fragment gives the invitation and the key; a key that differs from the link is refused', async () => {
     const { core, deps, localStorage, posted } = await newDevice();
-    assert.deepEqual(plain(core.invitationOfFragment('#invitation=' + 'ab'.repeat(32) + '&key=' + 'cd'.repeat(32))),
+    assert.deepEqual(plain(core.linkOfFragment('#invitation=' + 'ab'.repeat(32) + '&key=' + 'cd'.repeat(32)).invitation),
       { invitation: 'ab'.repeat(32), key: 'cd'.repeat(32) });
-    assert.equal(core.invitationOfFragment('#key=' + 'cd'.repeat(32)), null);
-    assert.equal(core.invitationOfFragment(''), null);
+    assert.equal(core.linkOfFragment('#key=' + 'cd'.repeat(32)).invitation, null);
+    assert.equal(core.linkOfFragment('').invitation, null);
     const publicKey = new Uint8Array(32).fill(7);
     const fingerprint = createHash('sha256').update(publicKey).digest('hex');
     assert.equal(core.sha256Hex(deps.mechanism, publicKey), fingerprint, 'the fingerprint is SHA-256 by the module');
@@ -309,7 +397,7 @@ describe('blind invitation tokens in form-core.js (issue 20)', () => {
       const { core, deps, localStorage, posted } = device;
       deps.sleep = async () => {};
       const definition = await core.fetchDefinition(deps, slug);
-      const redeemed = plain(await core.redeem(deps, slug, definition, core.invitationOfFragment(new URL(link).hash)));
+      const redeemed = plain(await core.redeem(deps, slug, definition, core.linkOfFragment(new URL(link).hash).invitation));
       assert.equal(redeemed.outcome, 'ready');
       assert.equal(redeemed.fingerprint, definition.invitation_key.fingerprint);
       assert.equal(redemptions, 2);
@@ -326,7 +414,7 @@ describe('blind invitation tokens in form-core.js (issue 20)', () => {
       assert.equal(localStorage.getItem(`deniable:${slug}:token`), null, 'spent: forgotten');
       // The same invitation from another device: refused, and that device keeps nothing.
       const other = await newDevice({ origin: server.origin });
-      const refused = plain(await other.core.redeem(other.deps, slug, definition, other.core.invitationOfFragment(new URL(link).hash)));
+      const refused = plain(await other.core.redeem(other.deps, slug, definition, other.core.linkOfFragment(new URL(link).hash).invitation));
       assert.equal(refused.outcome, 'refused');
       assert.equal(refused.code, 'invitation_used');
       assert.deepEqual(other.localStorage.keys(), []);

@@ -49,13 +49,13 @@ export function serverBinary() {
   return binary;
 }
 
-/** A TCP port free on 127.0.0.1 right now (the OS picks it). */
-export function freePort() {
+/** A TCP port free on `host` (a loopback address, 127.0.0.1 by default) right now (the OS picks it). */
+export function freePort(host = '127.0.0.1') {
   return new Promise((resolve, reject) => {
     const probe = net.createServer();
     probe.unref();
     probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
+    probe.listen(0, host, () => {
       const { port } = probe.address();
       probe.close(() => resolve(port));
     });
@@ -68,19 +68,21 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * Starts `deniable serve` on a fresh database in a temporary directory and waits until
  * GET /healthz answers. Returns a handle with the origin, the CLI and the owner API.
  * `defaultLimits: true` keeps the server's default per-address submission limit; otherwise
- * it is off, since most tests act as hundreds of respondents from one address.
+ * it is off, since most tests act as hundreds of respondents from one address. `host` is the
+ * loopback address it listens on (another one than 127.0.0.1 is another origin, and another
+ * site, for the browser); `logLevel` its RUST_LOG (`info` logs every request).
  */
-export async function startServer({ defaultLimits = false } = {}) {
+export async function startServer({ defaultLimits = false, host = '127.0.0.1', logLevel } = {}) {
   const binary = serverBinary();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'deniable-browser-'));
   const db = path.join(dir, 'deniable.db');
-  const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
+  const port = await freePort(host);
+  const origin = `http://${host}:${port}`;
   let output = '';
   const limits = defaultLimits ? [] : ['--submissions-per-minute', '0'];
-  const child = spawn(binary, ['serve', '--addr', `127.0.0.1:${port}`, '--db', db, ...limits], {
+  const child = spawn(binary, ['serve', '--addr', `${host}:${port}`, '--db', db, ...limits], {
     cwd: REPO_ROOT,
-    env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? 'warn' },
+    env: { ...process.env, RUST_LOG: logLevel ?? process.env.RUST_LOG ?? 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout.on('data', (chunk) => (output += chunk));
