@@ -446,18 +446,14 @@
   }
 
   // A frame has no address bar: the notice offers the survey in a tab of its own, where the
-  // respondent can check the address. The receipt page refuses every frame, so its links
-  // open a new tab (framed or not, the same page).
+  // respondent can check the address. (The receipt link opens a new tab by its markup: the
+  // receipt page refuses every frame.)
   if (framed) {
     const own = document.getElementById("frame-open");
     own.href = location.origin + "/s/" + encodeURIComponent(slug);
     own.textContent = own.href;
     document.getElementById("frame-notice").hidden = false;
   }
-  document.querySelectorAll("a[href$=\"/receipt\"]").forEach(function (receiptLink) {
-    receiptLink.target = "_blank";
-    receiptLink.rel = "noopener";
-  });
 
   // Why the server refused the reports, in the survey's language (the API's own messages
   // are English).

@@ -360,9 +360,8 @@ async fn the_codebook_and_the_openapi_document_describe_both_fields() {
     assert!(schema("PublicDefinition")["embed_origins"].is_object());
     assert!(schema("PublicDefinition")["completion_url"].is_null());
     assert!(schema("StoredBody")["completion_url"].is_object());
-    assert_eq!(
+    assert!(
         error_code_documented(&document, "/api/surveys", "post", "400"),
-        true,
         "the 400 names both codes"
     );
 }

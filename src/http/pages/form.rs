@@ -200,7 +200,10 @@ impl SurveyPage {
                 &[(
                     "link",
                     format!(
-                        "<a id=\"receipt-link\" href=\"/s/{}/receipt\">{}</a>",
+                        // A new tab: the receipt page refuses every frame, and a framed
+                        // form's link would otherwise open inside the frame.
+                        "<a id=\"receipt-link\" href=\"/s/{}/receipt\" target=\"_blank\" \
+                         rel=\"noopener\">{}</a>",
                         escape(slug),
                         escape(&t.text("receipt-link-text"))
                     ),

@@ -22,9 +22,12 @@ pub struct StudyLinks {
     pub placeholders: String,
 }
 
+/// How a tool writes "this participant's value of NAME" in a link it fills, if it can.
+type Pipe = fn(&str) -> Option<String>;
+
 /// How each tool pipes a value into a link, and where its survey link goes. Prolific has
 /// only its three identifiers; MTurk's survey-link layout pipes nothing.
-const TOOLS: [(&str, &str, fn(&str) -> Option<String>); 5] = [
+const TOOLS: [(&str, &str, Pipe); 5] = [
     ("Prolific", "the study's URL", |name| {
         matches!(name, "PROLIFIC_PID" | "STUDY_ID" | "SESSION_ID")
             .then(|| format!("{{{{%{name}%}}}}"))
