@@ -307,6 +307,7 @@ fn workspace_routes(config: &mut web::ServiceConfig) {
         .service(resource("/surveys/{slug}/results").get(w::results_page))
         .service(resource("/surveys/{slug}/results.json").get(w::live_results))
         .service(resource("/surveys/{slug}/present").get(w::present))
+        .service(resource("/surveys/{slug}/links").get(w::links_page))
         .service(resource("/surveys/{slug}/invitations").post(w::download_invitations))
         .service(resource("/designs/figures").get(w::design_figures))
         .service(resource("/account").get(w::account))

@@ -596,3 +596,55 @@ async fn the_cli_prints_invitations_as_csv_that_the_server_redeems() {
         201
     );
 }
+
+#[test]
+fn survey_create_takes_a_completion_link_and_embed_origins_and_refuses_a_bad_one_with_its_reason() {
+    let directory = tempfile::tempdir().unwrap();
+    let db = directory.path().join("deniable.db");
+    deniable_ok(
+        &db,
+        &["researcher", "add", "owner@example.org"],
+        &format!("{PASSWORD}\n"),
+    );
+    let create = |definition: Value| {
+        let file = directory.path().join("survey.json");
+        std::fs::write(&file, definition.to_string()).unwrap();
+        deniable(
+            &[
+                "survey",
+                "create",
+                "--owner",
+                "owner@example.org",
+                "--file",
+                file.to_str().unwrap(),
+                "--db",
+                db.to_str().unwrap(),
+            ],
+            "",
+        )
+    };
+    let question = json!([{"text": "Q?", "epsilon": 1.0}]);
+    let created = create(json!({"title": "T", "questions": question,
+        "completion_url": "https://app.prolific.com/submissions/complete?cc=C0DE",
+        "embed_origins": ["https://survey.example.org"]}));
+    assert!(created.status.success(), "{created:?}");
+    for (field, value, reason) in [
+        (
+            "completion_url",
+            json!("https://panel.example/{path}"),
+            "in its host or path",
+        ),
+        (
+            "embed_origins",
+            json!(["https://*.example.org"]),
+            "has a wildcard",
+        ),
+    ] {
+        let refused = create(json!({"title": "T", "questions": question, field: value}));
+        assert!(!refused.status.success());
+        let error = String::from_utf8(refused.stderr).unwrap();
+        assert!(error.contains(field) && error.contains(reason), "{error}");
+    }
+    let help = String::from_utf8(deniable(&["survey", "create", "--help"], "").stdout).unwrap();
+    assert!(help.contains("\"completion_url\"") && help.contains("\"embed_origins\""));
+}

@@ -260,7 +260,7 @@ async fn the_completion_link_and_the_origins_are_frozen_once_the_survey_opens() 
 }
 
 #[tokio::test]
-async fn the_builder_saves_both_fields_refuses_a_bad_one_beside_them_and_the_results_page_offers_the_links(
+async fn the_builder_saves_both_fields_refuses_a_bad_one_beside_them_and_the_links_page_offers_them(
 ) {
     let app = spawn_app().await;
     let mut researcher = signed_in(&app, "owner@example.org").await;
@@ -304,27 +304,34 @@ async fn the_builder_saves_both_fields_refuses_a_bad_one_beside_them_and_the_res
         .post_with_csrf(&format!("/surveys/{slug}/open"), &[])
         .await;
     assert!(opened.status().is_redirection(), "{}", opened.status());
-    let results = unescaped(
-        &researcher
-            .get_html(&format!("/surveys/{slug}/results"))
-            .await,
+    let results = researcher
+        .get_html(&format!("/surveys/{slug}/results"))
+        .await;
+    assert!(
+        results.contains(&format!(r#"href="/surveys/{slug}/links""#)),
+        "the results page's actions lead to the links"
     );
+    let links = unescaped(&researcher.get_html(&format!("/surveys/{slug}/links")).await);
     let link = format!("{}/s/{slug}", app.address);
     assert!(
-        results.contains(&format!(
+        links.contains(&format!(
             r#"<iframe src="{link}" referrerpolicy="no-referrer" title="Embedded""#
         )),
         "the snippet for the host page"
     );
     // Prolific pipes its own identifiers, Qualtrics any embedded data field.
-    assert!(results.contains(&format!("{link}#PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}<")));
-    assert!(results.contains(&format!(
+    assert!(links.contains(&format!("{link}#PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}<")));
+    assert!(links.contains(&format!(
         "{link}#PROLIFIC_PID=${{e://Field/PROLIFIC_PID}}&return=${{e://Field/return}}<"
     )));
     assert!(
-        results.contains("C0DE42"),
+        links.contains("C0DE42"),
         "the owner sees the completion link"
     );
+    // Another researcher sees nothing of it.
+    let mut other = signed_in(&app, "other@example.org").await;
+    let response = other.get(&format!("/surveys/{slug}/links")).await;
+    assert_eq!(response.status(), 404);
 }
 
 #[tokio::test]

@@ -363,6 +363,12 @@ test('every workspace action by keyboard, each page audited and photographed', {
   await tabTo(page, 'main button[type="submit"]');
   await page.keyboard.press('Enter');
   await page.waitForURL(`**/surveys/${slug}/results`);
+  // Its panel links and embedding page, reached from the results page's actions.
+  await tabTo(page, `a[href="/surveys/${slug}/links"]`);
+  await page.keyboard.press('Enter');
+  await page.waitForURL(`**/surveys/${slug}/links`);
+  assert.match(await page.locator('#tool-links').textContent(), /Prolific/);
+  await check(page, 'links');
 
   // Results of the demo (with responses), its export link, present mode and the switch.
   await page.goto(`${server.origin}/surveys`);

@@ -27,6 +27,7 @@ pub use builder::{builder, close, confirm_open, delete_survey, open, preview, sa
 pub use design::figures as design_figures;
 pub use results::{download_invitations, live_results, present, results_page, unblind};
 pub use sign_in::{home, login, login_form, logout, setup, setup_form};
+pub use study_links::links_page;
 pub use surveys::{create_survey, surveys};
 
 use actix_web::http::header;

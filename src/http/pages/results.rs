@@ -489,8 +489,6 @@ struct ResultsView {
     track_left: f64,
     track_width: f64,
     respondent_link: String,
-    /// The iframe snippet, each tool's survey link and the completion link.
-    study: super::study_links::StudyLinks,
     /// Fixed in advance, open, not unblinded: n only.
     blinded: bool,
     /// A stopping rule was set before opening.
@@ -585,7 +583,6 @@ fn results_view(
         .reduce(f64::max);
     let sizes = survey_planned_sizes(survey, PLANNING_HALF_WIDTH, confidence)?;
     let confidence_percent = (results.confidence * 100.0).round() as u32;
-    let link = respondent_link(request, &survey.slug)?;
     Ok(ResultsView {
         slug: survey.slug.to_string(),
         title: survey.title.clone(),
@@ -617,8 +614,7 @@ fn results_view(
         cards,
         track_left: TRACK_LEFT,
         track_width: TRACK_WIDTH,
-        study: super::study_links::StudyLinks::of(survey, &link),
-        respondent_link: link,
+        respondent_link: respondent_link(request, &survey.slug)?,
         blinded: results.blinded,
         fixed: survey.stopping_rule.is_fixed(),
         rule_text: rule_text(survey),
@@ -651,7 +647,7 @@ fn results_view(
 }
 
 /// The absolute respondent link: the public URL's, or as the browser reached this server.
-fn respondent_link(request: &HttpRequest, slug: &Slug) -> Result<String, AppError> {
+pub(super) fn respondent_link(request: &HttpRequest, slug: &Slug) -> Result<String, AppError> {
     Ok(format!("{}/s/{slug}", crate::http::origin(request)?))
 }
 

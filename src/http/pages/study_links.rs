@@ -1,8 +1,46 @@
-//! What the results page offers for running a survey inside a larger study (issue 35): the
-//! `<iframe>` snippet for a host page, the survey link as each panel or survey tool wants
-//! it, and the completion link. docs/embedding.md explains each.
+//! GET /surveys/{slug}/links: what a researcher needs to run a survey inside a larger study
+//! (issue 35): the `<iframe>` snippet for a host page, the survey link as each panel or
+//! survey tool wants it, and the completion link. docs/embedding.md explains each. A page of
+//! its own, linked from the results page's actions, so that the results page still leads
+//! with the answer.
 
+use actix_web::{web, HttpRequest};
+use askama::Template;
+
+use super::{html, Nav, Page};
+use crate::db::Database;
 use crate::domain::Survey;
+use crate::http::extract::SignedIn;
+use crate::services::surveys::find_owned;
+
+#[derive(Template)]
+#[template(path = "workspace/links.html")]
+struct LinksPage {
+    nav: Option<Nav>,
+    slug: String,
+    title: String,
+    respondent_link: String,
+    study: StudyLinks,
+}
+
+/// GET /surveys/{slug}/links: the owner's panel links, iframe snippet and completion link,
+/// for a survey of any status (a draft's links set up the panel before it opens).
+pub async fn links_page(
+    request: HttpRequest,
+    db: web::Data<Database>,
+    signed_in: SignedIn,
+    slug: web::Path<String>,
+) -> Page {
+    let survey = find_owned(&db, &slug, signed_in.0.researcher).await?;
+    let respondent_link = super::results::respondent_link(&request, &survey.slug)?;
+    html(&LinksPage {
+        nav: Some(Nav::of(&signed_in.0)),
+        slug: survey.slug.to_string(),
+        title: survey.title.clone(),
+        study: StudyLinks::of(&survey, &respondent_link),
+        respondent_link,
+    })
+}
 
 /// One tool's survey link: the respondent link with the fragment its piping fills.
 pub struct ToolLink {
