@@ -248,6 +248,21 @@ impl TestApp {
             .unwrap()
     }
 
+    /// Creates a survey from `definition` (201) and opens it (200); its slug.
+    pub async fn open_definition(&self, token: &str, definition: &Value) -> String {
+        let created = self.create_survey(token, definition).await;
+        assert_eq!(created.status(), 201);
+        let slug = created.json::<Value>().await.unwrap()["slug"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let opened = self
+            .owner_post(token, &format!("/api/surveys/{slug}/open"))
+            .await;
+        assert_eq!(opened.status(), 200);
+        slug
+    }
+
     /// Creates a draft survey and returns its slug and question ids.
     pub async fn draft_survey(&self, token: &str, epsilons: &[f64]) -> (String, Vec<i64>) {
         let response = self

@@ -28,16 +28,7 @@ fn definition(extra: Value) -> Value {
 async fn open_with(app: &TestApp, extra: Value) -> (String, String) {
     let owner = format!("owner-{}@example.org", rand::random::<u32>());
     let token = app.researcher_with_token(&owner).await;
-    let created = app.create_survey(&token, &definition(extra)).await;
-    assert_eq!(created.status(), 201);
-    let slug = created.json::<Value>().await.unwrap()["slug"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let opened = app
-        .owner_post(&token, &format!("/api/surveys/{slug}/open"))
-        .await;
-    assert_eq!(opened.status(), 200);
+    let slug = app.open_definition(&token, &definition(extra)).await;
     (token, slug)
 }
 

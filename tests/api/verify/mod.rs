@@ -324,23 +324,9 @@ async fn verify_checks_an_https_survey_with_its_authority_and_refuses_it_without
 /// An open survey that `https://host.example.org` may frame; its slug.
 async fn embeddable_survey(app: &crate::common::TestApp) -> String {
     let token = app.researcher_with_token("owner@example.org").await;
-    let created = app
-        .create_survey(
-            &token,
-            &json!({"title": "Embedded", "embed_origins": ["https://host.example.org"],
-                    "questions": [{"text": "Have you?", "epsilon": 1.0}]}),
-        )
-        .await;
-    assert_eq!(created.status(), 201);
-    let slug = created.json::<Value>().await.unwrap()["slug"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let opened = app
-        .owner_post(&token, &format!("/api/surveys/{slug}/open"))
-        .await;
-    assert_eq!(opened.status(), 200);
-    slug
+    let definition = json!({"title": "Embedded", "embed_origins": ["https://host.example.org"],
+                            "questions": [{"text": "Have you?", "epsilon": 1.0}]});
+    app.open_definition(&token, &definition).await
 }
 
 /// A survey that may be framed has its own frame policy, which `verify` requires as a page
