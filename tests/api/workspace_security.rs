@@ -25,6 +25,7 @@ const OWNER_ROUTES: &[(&str, &str)] = &[
     ("GET", "/surveys/{slug}/results"),
     ("GET", "/surveys/{slug}/results.json"),
     ("GET", "/surveys/{slug}/present"),
+    ("GET", "/surveys/{slug}/links"),
     ("POST", "/surveys/{slug}/invitations"),
     ("GET", "/api/surveys/{slug}/results"),
     ("GET", "/api/surveys/{slug}/export.csv"),
