@@ -11,6 +11,7 @@ use super::{html, Nav, Page};
 use crate::db::Database;
 use crate::domain::Survey;
 use crate::http::extract::SignedIn;
+use crate::i18n::escape;
 use crate::services::surveys::find_owned;
 
 #[derive(Template)]
@@ -113,7 +114,7 @@ impl StudyLinks {
             format!(
                 "<iframe src=\"{respondent_link}\" referrerpolicy=\"no-referrer\" \
                  title=\"{}\" width=\"100%\" height=\"900\" style=\"border: 0\"></iframe>",
-                attribute_text(&survey.title)
+                escape(&survey.title)
             )
         };
         Self {
@@ -131,15 +132,6 @@ impl StudyLinks {
                 .join(", "),
         }
     }
-}
-
-/// Text for a double-quoted HTML attribute of the snippet a researcher pastes (the page
-/// escapes the snippet again when it shows it).
-fn attribute_text(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('"', "&quot;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }
 
 #[cfg(test)]
@@ -167,10 +159,6 @@ mod tests {
                 "[PROLIFIC_PID] [return]",
                 "",
             ]
-        );
-        assert_eq!(
-            attribute_text("A \"b\" & <c>"),
-            "A &quot;b&quot; &amp; &lt;c&gt;"
         );
     }
 }
