@@ -3,7 +3,11 @@
 //! Grid: ε ∈ {0.1, 0.5, ln 3, 2, 5} × true proportion π ∈ {0, 0.05, 0.5, 0.95, 1} ×
 //! N ∈ {10, 100, 10 000}. Each simulated respondent's truth is yes with probability π,
 //! then [`respond`] randomizes it. Seeds are fixed, so the run is deterministic.
-//! Run it in release mode (`cargo test --release`): it draws about 10⁹ coins.
+//! Run it optimised (`./scripts/test` uses the `test-run` profile): with `--long` it draws
+//! about 10⁹ coins (2 000 surveys per cell, 500 streams); the default mode runs the same grid
+//! with 500 surveys per cell and 200 streams, every tolerance derived from the count run.
+
+mod common;
 
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
@@ -15,8 +19,14 @@ use randomized_response::{
 const EPSILONS: [f64; 5] = [0.1, 0.5, 1.098_612_288_668_109_8, 2.0, 5.0];
 const PROPORTIONS: [f64; 5] = [0.0, 0.05, 0.5, 0.95, 1.0];
 const SIZES: [u64; 3] = [10, 100, 10_000];
-const SURVEYS: u32 = 2_000;
-const STREAMS: u32 = 500;
+/// Simulated surveys per cell (default mode, `--long`).
+fn surveys() -> u32 {
+    common::sized(500, 2_000)
+}
+/// Simulated streams per cell (default mode, `--long`).
+fn streams() -> u32 {
+    common::sized(200, 500)
+}
 const STREAM_LENGTH: u64 = 10_000;
 const PLANNED_RESPONDENTS: u64 = 1_000;
 const CONFIDENCE: f64 = 0.95;
@@ -119,7 +129,7 @@ fn simulate_fixed_size(epsilon: f64, proportion: f64, respondents: u64) -> Fixed
         respondents,
     ]));
     let (mut chernoff_covered, mut exact_covered, mut estimate_sum) = (0_u32, 0_u32, 0.0);
-    for _ in 0..SURVEYS {
+    for _ in 0..surveys() {
         let mut tally = Tally::default();
         for _ in 0..respondents {
             let truth = draw_truth(proportion, &mut rng);
@@ -136,12 +146,12 @@ fn simulate_fixed_size(epsilon: f64, proportion: f64, respondents: u64) -> Fixed
     FixedSizeCell {
         label: format!("ε = {epsilon:.3}, π = {proportion}, N = {respondents}"),
         proportion,
-        chernoff_simulated: f64::from(chernoff_covered) / f64::from(SURVEYS),
+        chernoff_simulated: f64::from(chernoff_covered) / f64::from(surveys()),
         chernoff_computed: binomial_probability(respondents, reported_rate, &chernoff_counts),
-        exact_simulated: f64::from(exact_covered) / f64::from(SURVEYS),
+        exact_simulated: f64::from(exact_covered) / f64::from(surveys()),
         exact_computed: binomial_probability(respondents, reported_rate, &exact_counts),
-        mean_estimate: estimate_sum / f64::from(SURVEYS),
-        standard_error: (variance / respondents as f64 / f64::from(SURVEYS)).sqrt(),
+        mean_estimate: estimate_sum / f64::from(surveys()),
+        standard_error: (variance / respondents as f64 / f64::from(surveys())).sqrt(),
     }
 }
 
@@ -158,7 +168,7 @@ fn simulate_streams(epsilon: f64, proportion: f64) -> f64 {
         .collect();
     let mut rng = ChaCha20Rng::seed_from_u64(cell_seed(&[epsilon.to_bits(), proportion.to_bits()]));
     let mut covered_throughout = 0_u32;
-    for _ in 0..STREAMS {
+    for _ in 0..streams() {
         let mut tally = Tally::default();
         let mut always_covered = true;
         for counts in &covering {
@@ -168,7 +178,7 @@ fn simulate_streams(epsilon: f64, proportion: f64) -> f64 {
         }
         covered_throughout += u32::from(always_covered);
     }
-    f64::from(covered_throughout) / f64::from(STREAMS)
+    f64::from(covered_throughout) / f64::from(streams())
 }
 
 fn grid() -> Vec<(f64, f64)> {
@@ -195,9 +205,9 @@ fn in_parallel<T: Send>(cells: &[(f64, f64)], work: impl Fn(f64, f64) -> T + Syn
 
 /// Five standard errors of a simulated coverage around the computed coverage.
 fn simulation_tolerance(coverage: f64) -> f64 {
-    5.0 * (coverage * (1.0 - coverage) / f64::from(SURVEYS))
+    5.0 * (coverage * (1.0 - coverage) / f64::from(surveys()))
         .sqrt()
-        .max(1.0 / f64::from(SURVEYS))
+        .max(1.0 / f64::from(surveys()))
 }
 
 #[test]
@@ -251,9 +261,10 @@ fn chernoff_and_exact_intervals_cover_the_truth_and_the_estimate_is_unbiased_on_
     let minimum =
         |coverage: fn(&FixedSizeCell) -> f64| cells.iter().map(coverage).fold(1.0, f64::min);
     eprintln!(
-        "{} cells × {SURVEYS} surveys: minimum coverage Chernoff {:.4} simulated, {:.4} computed; \
+        "{} cells × {} surveys: minimum coverage Chernoff {:.4} simulated, {:.4} computed; \
          exact {:.4} simulated, {:.4} computed",
         cells.len(),
+        surveys(),
         minimum(|cell| cell.chernoff_simulated),
         minimum(|cell| cell.chernoff_computed),
         minimum(|cell| cell.exact_simulated),
@@ -268,8 +279,9 @@ fn the_anytime_interval_covers_the_truth_at_every_sample_size_at_once() {
     let coverages = in_parallel(&cells, simulate_streams);
     let minimum = coverages.iter().copied().fold(1.0, f64::min);
     eprintln!(
-        "{} cells × {STREAMS} streams of {STREAM_LENGTH}: minimum simultaneous coverage {minimum:.4}",
-        cells.len()
+        "{} cells × {} streams of {STREAM_LENGTH}: minimum simultaneous coverage {minimum:.4}",
+        cells.len(),
+        streams()
     );
     for ((epsilon, proportion), coverage) in cells.iter().zip(&coverages) {
         assert!(
@@ -290,7 +302,7 @@ fn a_mix_of_two_epsilons_is_unbiased_and_covered() {
     let mut rng = ChaCha20Rng::seed_from_u64(7);
     let mut estimates = Vec::new();
     let (mut chernoff_covered, mut anytime_covered) = (0_u32, 0_u32);
-    for _ in 0..SURVEYS {
+    for _ in 0..surveys() {
         let mut tallies = [Tally::default(); 2];
         for _ in 0..respondents {
             // Each respondent answered one of two versions of the question.
@@ -320,6 +332,6 @@ fn a_mix_of_two_epsilons_is_unbiased_and_covered() {
         (mean - proportion).abs() <= 5.0 * standard_error,
         "mean {mean}, standard error {standard_error}"
     );
-    assert!(f64::from(chernoff_covered) / f64::from(SURVEYS) >= CONFIDENCE);
-    assert!(f64::from(anytime_covered) / f64::from(SURVEYS) >= CONFIDENCE);
+    assert!(f64::from(chernoff_covered) / f64::from(surveys()) >= CONFIDENCE);
+    assert!(f64::from(anytime_covered) / f64::from(surveys()) >= CONFIDENCE);
 }

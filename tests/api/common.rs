@@ -5,14 +5,28 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use actix_web::dev::ServerHandle;
+use deniable::crypto::PasswordHash;
 use deniable::db::sql::FromValue;
 use deniable::db::{Database, DbLocation};
-use deniable::domain::{Email, Password};
+use deniable::domain::Email;
 use deniable::http::Settings;
 use deniable::serve;
 use deniable::services::accounts;
 use serde_json::{json, Value};
 use tempfile::TempDir;
+
+/// Every test researcher's password.
+pub const TEST_PASSWORD: &str = "correct horse battery staple";
+
+/// [`TEST_PASSWORD`]'s hash, derived once per test binary and shared by every account the
+/// tests create: PBKDF2 at the production's 600 000 iterations costs about a quarter of a
+/// second of CPU, and the suites create hundreds of accounts. Signing in still verifies it
+/// as in production, and `accounts::add_researcher` is tested where it is the subject.
+pub fn test_password_hash() -> PasswordHash {
+    static HASH: std::sync::OnceLock<PasswordHash> = std::sync::OnceLock::new();
+    HASH.get_or_init(|| PasswordHash::derive(TEST_PASSWORD).expect("the password hashes"))
+        .clone()
+}
 
 pub struct TestApp {
     pub address: String,
@@ -224,18 +238,24 @@ impl TestApp {
         self.directory
     }
 
-    /// A researcher created through the library, and a fresh API token for them.
+    /// A researcher created through the storage (with [`test_password_hash`]), and a fresh
+    /// API token for them.
     pub async fn researcher_with_token(&self, email: &str) -> String {
         let email = Email::parse(email).unwrap();
-        let password = Password::parse("correct horse battery staple".to_owned()).unwrap();
-        accounts::add_researcher(&self.db, email.clone(), password)
-            .await
-            .expect("researcher added");
+        self.add_researcher(email.clone()).await;
         accounts::create_token(&self.db, email)
             .await
             .expect("token created")
             .expose()
             .to_owned()
+    }
+
+    /// Adds a researcher whose password is [`TEST_PASSWORD`], hashed once per test binary.
+    pub async fn add_researcher(&self, email: Email) {
+        self.db
+            .add_researcher(email, test_password_hash())
+            .await
+            .expect("researcher added");
     }
 
     pub async fn create_survey(&self, token: &str, definition: &Value) -> reqwest::Response {

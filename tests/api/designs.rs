@@ -642,9 +642,11 @@ async fn option_labels_are_formula_safe_in_the_codebook() {
 const TARGETS: usize = 12;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ten_thousand_devices_answer_every_type_and_every_interval_covers_its_truth() {
+async fn simulated_devices_answer_every_type_and_every_interval_covers_its_truth() {
+    // 10 000 devices with ./scripts/test --long, 3 000 in its default mode.
+    let devices: usize = crate::sweep::sized(3_000, 10_000);
     let app = spawn_app().await;
-    let (token, slug, _) = open(&app, &four_designs(10_000)).await;
+    let (token, slug, _) = open(&app, &four_designs(devices as u64)).await;
     // Bonferroni over the 12 targets: each method's 12 intervals hold at once with
     // probability at least 0.95 (each alone at 1 − 0.05/12). The devices' coins come from
     // the seed, so the run is the same every time.
@@ -652,7 +654,7 @@ async fn ten_thousand_devices_answer_every_type_and_every_interval_covers_its_tr
     let plan = SimulationPlan {
         base_url: app.address.clone(),
         survey: slug.clone(),
-        respondents: 10_000,
+        respondents: devices,
         truths: vec![
             Truth::Yes(0.3),
             Truth::Options(vec![0.4, 0.3, 0.2, 0.1]),
@@ -671,10 +673,10 @@ async fn ten_thousand_devices_answer_every_type_and_every_interval_covers_its_tr
         .await
         .expect("the simulation runs");
     eprintln!(
-        "10 000 devices, 4 questions, in {:.1} s",
+        "{devices} devices, 4 questions, in {:.1} s",
         started.elapsed().as_secs_f64()
     );
-    assert_eq!(outcome.submitted, 10_000);
+    assert_eq!(outcome.submitted, devices);
 
     // The truths are exactly the planned shares.
     let truths: Vec<Vec<f64>> = outcome
@@ -690,7 +692,7 @@ async fn ten_thousand_devices_answer_every_type_and_every_interval_covers_its_tr
     let checks = outcome.checks();
     assert_eq!(checks.len(), TARGETS);
     let results = outcome.results.as_ref().unwrap();
-    assert!(results.questions.iter().all(|q| q.n == 10_000));
+    assert!(results.questions.iter().all(|q| q.n == devices as u64));
     let mut misses = Vec::new();
     eprintln!(
         "{:<20} {:>8} {:>9}  half-widths at {confidence:.5}: chernoff / exact / anytime",

@@ -598,17 +598,21 @@ async fn every_way_of_stopping_a_survey_erases_its_private_key_from_every_file()
     .await
     .unwrap();
     let token = token.expose().to_owned();
-    let closes_at = deniable::domain::ClosingTime::from_unix(
-        i64::try_from(
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_secs(),
+    // A closing time a few seconds after the survey is defined (not after the test starts:
+    // on a busy machine the surveys before it take seconds).
+    let closes_soon = || {
+        deniable::domain::ClosingTime::from_unix(
+            i64::try_from(
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .unwrap()
+                    .as_secs(),
+            )
+            .unwrap()
+                + 3,
         )
-        .unwrap()
-            + 3,
-    )
-    .to_string();
+        .to_string()
+    };
     let ways = ["api", "page", "cli", "target", "time", "deletion"];
     let mut keys = Vec::new();
     for way in ways {
@@ -617,7 +621,7 @@ async fn every_way_of_stopping_a_survey_erases_its_private_key_from_every_file()
         definition["title"] = json!(format!("Closed by {way}"));
         match way {
             "target" => definition["target_responses"] = json!(1),
-            "time" => definition["closes_at"] = json!(closes_at),
+            "time" => definition["closes_at"] = json!(closes_soon()),
             _ => {}
         }
         let created: Value = app

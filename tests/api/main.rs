@@ -2,6 +2,7 @@
 //! (`tests/request_log.rs` stays apart: it captures the process-wide log.)
 
 mod common;
+mod sweep;
 mod workspace;
 
 mod analyses;
@@ -23,7 +24,6 @@ mod headers;
 mod invitations;
 mod languages;
 mod lifecycle;
-mod monitoring;
 mod openapi;
 mod poisoning;
 mod present_mode;

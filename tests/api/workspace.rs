@@ -4,14 +4,13 @@
 
 use std::collections::BTreeMap;
 
-use deniable::domain::{Email, Password};
-use deniable::services::accounts;
+use deniable::domain::Email;
 use reqwest::header::{COOKIE, SET_COOKIE};
 use reqwest::redirect::Policy;
 
 use crate::common::TestApp;
 
-pub const PASSWORD: &str = "correct horse battery staple";
+pub const PASSWORD: &str = crate::common::TEST_PASSWORD;
 
 pub struct Browser {
     pub base: String,
@@ -248,15 +247,9 @@ impl Browser {
     }
 }
 
-/// A researcher with a password, created through the library.
+/// A researcher whose password is [`PASSWORD`] (its hash derived once per test binary).
 pub async fn add_researcher(app: &TestApp, email: &str) {
-    accounts::add_researcher(
-        &app.db,
-        Email::parse(email).unwrap(),
-        Password::parse(PASSWORD.to_owned()).unwrap(),
-    )
-    .await
-    .expect("researcher added");
+    app.add_researcher(Email::parse(email).unwrap()).await;
 }
 
 /// A new researcher, signed in through the sign-in page.

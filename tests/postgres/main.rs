@@ -11,6 +11,8 @@
 mod common;
 mod releases;
 mod schema;
+#[path = "../api/sweep.rs"]
+mod sweep;
 
 use std::process::{Child, Command, Stdio};
 
@@ -154,10 +156,12 @@ async fn three_nodes_on_one_postgresql_share_every_survey_token_target_and_ackno
     }
     let token = apps[0].researcher_with_token("owner@example.org").await;
 
-    // 10 000 simulated respondents spread over the three nodes at once.
+    // 10 000 simulated respondents (3 000 in the default mode of ./scripts/test) spread over
+    // the three nodes at once, a fifth, two fifths and two fifths.
+    let respondents: usize = sweep::sized(3_000, 10_000);
     let (slug, _) = open_survey(&apps[1], &token, &survey_definition(&[0.5, 1.0, 2.0])).await;
     let truths = [0.3, 0.1, 0.05];
-    let plans: Vec<SimulationPlan> = [2_000, 4_000, 4_000]
+    let plans: Vec<SimulationPlan> = [respondents / 5, respondents * 2 / 5, respondents * 2 / 5]
         .into_iter()
         .zip(&addresses)
         .zip(1..)
@@ -203,7 +207,7 @@ async fn three_nodes_on_one_postgresql_share_every_survey_token_target_and_ackno
         questions: outcomes[0].questions.clone(),
         results: Some(results),
     };
-    assert_eq!(together.submitted, 10_000);
+    assert_eq!(together.submitted, respondents);
     let checks = together.checks();
     assert_eq!(checks.len(), 3);
     for check in &checks {
@@ -217,7 +221,7 @@ async fn three_nodes_on_one_postgresql_share_every_survey_token_target_and_ackno
         );
     }
     let n = apps[0].results(&token, &slug).await["questions"][0]["n"].clone();
-    assert_eq!(n, 10_000, "every node's responses are counted once");
+    assert_eq!(n, respondents, "every node's responses are counted once");
 
     // One invitation redeemed 100 times at once over the three nodes: one evaluation; one
     // token spent 100 times at once: one response.

@@ -8,6 +8,22 @@
 use rand_chacha::ChaCha20Rng;
 use rand_core::RngCore;
 
+/// `./scripts/test --long` (CI) sets `DENIABLE_TEST_MODE=long`: the simulations at their
+/// full sizes. The default mode runs them smaller, on the same grids, with tolerances
+/// derived from the size run (docs/contributing.md, "Two modes").
+pub fn long_mode() -> bool {
+    std::env::var("DENIABLE_TEST_MODE").as_deref() == Ok("long")
+}
+
+/// `long` in the long mode, `default` otherwise.
+pub fn sized<T>(default: T, long: T) -> T {
+    if long_mode() {
+        long
+    } else {
+        default
+    }
+}
+
 /// Edge entries of a law below this are dropped (and counted as not covering).
 pub const NEGLIGIBLE: f64 = 1e-30;
 
