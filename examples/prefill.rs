@@ -186,7 +186,7 @@ async fn fill(options: FillOptions) -> Result<(), Failure> {
                 submission,
             ));
         }
-        let (survey_id, released_only) = (survey.id, survey.shows_released_only());
+        let survey_id = survey.id;
         db.write(move |connection| {
             for (record_id, tag, submission) in &batch {
                 // Prefilled surveys need no invitations (the demo and bench surveys).
@@ -197,7 +197,6 @@ async fn fill(options: FillOptions) -> Result<(), Failure> {
                     tag,
                     submission,
                     responses::TokenCheck::NotRequired,
-                    released_only,
                 )?;
                 if outcome != responses::Stored::Created {
                     return Err(deniable::error::AppError::internal(

@@ -2,21 +2,21 @@
 //! randomized question's estimate and intervals within each group, and the differences
 //! between groups with their intervals and tests (docs/design.md, "Breakdowns").
 //!
-//! A survey with a grouping question shows its owner released responses only, released by
-//! cell — a combination of grouping answers — once the cell holds at least k (= min_cell)
-//! new responses at a consideration (docs/design.md, invariant 11; `crate::live`). A group
-//! of a breakdown is the sum of the released cells that gave its answer, so every figure
-//! here is a sum over whole released cells, as the overall results and the export are: no
-//! difference of figures isolates fewer than k responses. A group without any released
-//! cell is not shown.
+//! A survey shows its owner released responses only, released by cell — a combination of
+//! grouping answers — in releases of at least k (= min_cell) responses (docs/design.md,
+//! invariant 11; `crate::db::released`). A group of a breakdown is the sum of the released
+//! cells that gave its answer, so every figure here is a sum over whole releases, as the
+//! overall results and the export are. A group without any released cell is not shown.
+//! Under `results_after_close` while open, nothing is shown that depends on grouping
+//! answers: no group sizes, no figures.
 
 use randomized_response::{Confidence, Design, Group, PerRecordEstimator};
 use serde::{Deserialize, Serialize};
 
 use crate::db::counts::QuestionCounts;
+use crate::db::released::Released;
 use crate::domain::{GroupingQuestion, Question, QuestionType, Survey};
 use crate::error::AppError;
-use crate::live::Released;
 use crate::results::{
     finite, mean_level_estimator, question_results, Intervals, MeanResults, OptionResults, Primary,
     Summarizing,
@@ -62,9 +62,11 @@ pub struct GroupResults {
     /// any more); kept absent for the shape's sake.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub members: Option<Vec<usize>>,
-    /// Released responses in the group; null when none is released.
+    /// Released responses in the group; null when none is released, and while the survey
+    /// withholds its results until close.
     pub n: Option<u64>,
-    /// No released cell gave this answer (yet): no counts, no figures.
+    /// No released cell gave this answer (yet): no counts, no figures. False while the
+    /// survey withholds its results until close (nothing is said of any group then).
     pub suppressed: bool,
     /// Every randomized question within the group (none when suppressed; figures null while
     /// blinded).
@@ -223,6 +225,32 @@ pub fn compute(
     let how = Summarizing::of(survey, confidence);
     let withheld = how.primary.is_none();
     let options = grouping.options.len();
+    if released.hides_groups() {
+        return Ok(Breakdown {
+            by: grouping.id.get(),
+            text: grouping.text.clone(),
+            status: survey.status.as_str().to_owned(),
+            confidence: confidence.level(),
+            min_cell: survey.min_cell.get(),
+            blinded: survey.is_blinded(),
+            released_responses: None,
+            next_release_at: released.next_consideration_at(),
+            groups: grouping
+                .options
+                .iter()
+                .enumerate()
+                .map(|(index, label)| GroupResults {
+                    index: Some(index),
+                    label: label.clone(),
+                    members: None,
+                    n: None,
+                    suppressed: false,
+                    questions: Vec::new(),
+                })
+                .collect(),
+            differences: Vec::new(),
+        });
+    }
     let grouped = released.grouped(survey, grouping);
     let sizes: Vec<u64> = grouped.iter().map(|(n, _)| *n).collect();
     let counts: GroupedCounts = grouped.into_iter().map(|(_, counts)| counts).collect();
@@ -280,7 +308,7 @@ pub fn compute(
         min_cell: survey.min_cell.get(),
         blinded: survey.is_blinded(),
         released_responses: (total > 0).then_some(total),
-        next_release_at: released.next_consideration_at,
+        next_release_at: released.next_consideration_at(),
         groups,
         differences,
     })

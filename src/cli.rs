@@ -671,6 +671,7 @@ async fn simulate_command(args: SimulateArgs) -> Result<(), Box<dyn std::error::
     let checks = outcome.checks();
     // The truths are this run's; the estimates are the survey's, over every response it
     // holds (earlier runs and real respondents too): say so, and warn when they differ.
+    // A question's n: the responses its figures count (the released ones).
     let held = |id: i64| {
         outcome
             .results
@@ -678,19 +679,13 @@ async fn simulate_command(args: SimulateArgs) -> Result<(), Box<dyn std::error::
             .and_then(|results| results.questions.iter().find(|q| q.id == id))
             .map(|q| q.n)
     };
-    if outcome.results.is_some() {
+    if let Some(results) = &outcome.results {
         println!(
             "Truths: this run's {} respondents. Estimates and intervals: the survey's \
              results, over all the responses it holds (n below).",
             outcome.submitted
         );
-        let before = outcome
-            .questions
-            .iter()
-            .filter_map(|question| held(question.id))
-            .max()
-            .unwrap_or(0)
-            .saturating_sub(outcome.submitted as u64);
+        let before = results.responses.saturating_sub(outcome.submitted as u64);
         if before > 0 {
             println!(
                 "The survey held up to {before} responses before this run: its estimates \

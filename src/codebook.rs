@@ -91,8 +91,8 @@ struct SurveyInfo {
     min_cell: u32,
     /// No figure computed from the reports was shown before the survey closed.
     results_after_close: bool,
-    /// A survey with grouping questions or invitations: which responses its figures and
-    /// its export hold (null for other surveys: every response).
+    /// Which responses its figures and its export hold (every survey's, since every survey
+    /// releases in batches; kept nullable for readers of earlier codebooks).
     release_rule: Option<String>,
     /// Where the form's "Continue" led once a response was stored, as defined (its
     /// `{name}` placeholders filled on the device from the link's fragment); null if none.
@@ -244,24 +244,26 @@ pub fn describe(survey: &Survey) -> Result<Codebook, AppError> {
                 .as_ref()
                 .map(|link| link.as_str().to_owned()),
             embed_origins: survey.embed_origins.as_slice().to_vec(),
-            release_rule: survey.shows_released_only().then(|| {
-                format!(
-                    "Released responses only: each combination of grouping answers (one cell \
-                     without grouping questions) is released whole once it holds at least {k} \
-                     new responses when releases are considered, every {k} responses \
-                     received{invitations} and at close. Responses of a cell that never did \
-                     are withheld: stored, in no figure and in no export.",
-                    k = survey.min_cell.get(),
-                    invitations = if survey.requires_invitation {
-                        format!(
-                            " (and every {} invitations redeemed)",
-                            survey.min_cell.get()
-                        )
-                    } else {
-                        String::new()
-                    }
-                )
-            }),
+            release_rule: Some(format!(
+                "Released responses only: each combination of grouping answers (one cell \
+                 without grouping questions) is released in batches: when releases are \
+                 considered, every {k} responses received{invitations}, a cell holding at \
+                 least {open} new responses becomes a release; at close, one holding at least \
+                 {k}. A release that withdrawals leave with fewer than {k} responses leaves \
+                 every figure and export for good. Responses of a cell that never made a \
+                 release, and of releases withheld so, are withheld: stored, in no figure and \
+                 in no export.",
+                k = survey.min_cell.get(),
+                open = survey.min_cell.release_threshold(true),
+                invitations = if survey.requires_invitation {
+                    format!(
+                        " (and every {} invitations redeemed)",
+                        survey.min_cell.get()
+                    )
+                } else {
+                    String::new()
+                }
+            )),
         },
         mechanism: "Randomized response on the respondent's device: each question's design \
                     is a row-stochastic matrix P, P[t][r] the probability that the true \

@@ -52,7 +52,7 @@ pub fn grouping_column(id: QuestionId) -> String {
 /// export of such a survey while it is open is refused (409 `export_withheld`;
 /// docs/design.md, invariant 11). Each released response's grouping answers are its cell,
 /// released whole with at least k others, so its labels are given as answered.
-pub use crate::db::responses::Covering;
+use crate::db::released::ExportPermit;
 
 #[derive(Debug, Clone, Copy)]
 pub enum ExportFormat {
@@ -363,27 +363,28 @@ struct Cursor {
     survey_id: SurveyId,
     plan: Arc<ExportPlan>,
     format: ExportFormat,
-    covering: Covering,
+    permit: ExportPermit,
     after: Option<RecordId>,
     header_written: bool,
     finished: bool,
 }
 
-/// The export of `survey` (the responses `covering` says) as a stream of chunks, one page
-/// of responses per chunk (keyset pagination, so memory stays flat whatever the survey's
-/// size). The questions' designs are read from `survey` once, here.
+/// The export of `survey` (its responses in the figures, which the permit says may be
+/// exported) as a stream of chunks, one page of responses per chunk (keyset pagination, so
+/// memory stays flat whatever the survey's size). The questions' designs are read from
+/// `survey` once, here.
 pub fn stream_export(
     db: Database,
     survey: &Survey,
     format: ExportFormat,
-    covering: Covering,
+    permit: ExportPermit,
 ) -> Result<impl Stream<Item = Result<Bytes, AppError>>, AppError> {
     let cursor = Cursor {
         db,
         survey_id: survey.id,
         plan: Arc::new(ExportPlan::new(survey)?),
         format,
-        covering,
+        permit,
         after: None,
         header_written: false,
         finished: false,
@@ -397,10 +398,10 @@ pub fn stream_export(
             cursor.format.write_header(&cursor.plan, &mut chunk);
             cursor.header_written = true;
         }
-        let (survey_id, after, covering) = (cursor.survey_id, cursor.after, cursor.covering);
+        let (survey_id, after, permit) = (cursor.survey_id, cursor.after, cursor.permit);
         let rows = cursor
             .db
-            .export_page(survey_id, after, RESPONSES_PER_PAGE, covering)
+            .export_page(survey_id, after, RESPONSES_PER_PAGE, permit)
             .await?;
         match rows.last() {
             Some(last) => {

@@ -5,12 +5,15 @@
 //! ([`randomized_response::JointDesign`]; their coverage is proved there).
 //!
 //! A cell's per-record value takes three or four values, so it has no exact interval: a
-//! survey fixed in advance and closed leads with Chernoff. The table of report pairs is not
-//! tallied: each request reads every response once.
+//! survey fixed in advance and closed leads with Chernoff. The table of report pairs comes
+//! from the released figures (`crate::db::released::Released::pairs`), kept current with
+//! every release and withdrawal: like every other view, of released responses only, as of the
+//! last consideration while the survey is open.
 
 use randomized_response::{Confidence, JointDesign};
 use serde::{Deserialize, Serialize};
 
+use crate::db::released::Released;
 use crate::domain::{Question, QuestionType, Survey};
 use crate::error::AppError;
 use crate::results::{finite, primary_for, survey_primary, Intervals, Primary};
@@ -121,11 +124,12 @@ fn labels(question: &Question) -> Vec<String> {
     }
 }
 
+/// The cross-tabulation of `first` and `second` over the released figures.
 pub fn compute(
     survey: &Survey,
     first: &Question,
     second: &Question,
-    table: &[u64],
+    released: &Released,
     confidence: Confidence,
 ) -> Result<JointResults, AppError> {
     let internal = AppError::internal;
@@ -136,6 +140,8 @@ pub fn compute(
     let design = JointDesign::new(one, two);
     let swapped = JointDesign::new(two, one);
     let (rows, columns) = design.shape();
+    let table = released.pairs(first.id, second.id, rows, columns);
+    let table = table.as_slice();
     let transposed: Vec<u64> = (0..columns * rows)
         .map(|index| table[(index % rows) * columns + index / rows])
         .collect();

@@ -14,7 +14,6 @@ pub mod export;
 pub mod http;
 pub mod i18n;
 pub mod joint;
-pub mod live;
 pub mod results;
 pub mod serve;
 pub mod services;

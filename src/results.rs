@@ -10,7 +10,9 @@ use randomized_response::{
 use serde::{Deserialize, Serialize};
 
 use crate::db::counts::QuestionCounts;
+use crate::db::released::Released;
 use crate::domain::{DesignName, Question, QuestionDesign, QuestionType, Survey};
+pub use crate::domain::{ReleaseReason, ReleaseSummary};
 use crate::error::AppError;
 
 /// The half-width the planner reports respondents for: ±5 percentage points of a share, or
@@ -158,41 +160,12 @@ pub struct SurveyResults {
     pub primary_reason: String,
     /// The grouping questions (not randomized): the ids `?by=` takes.
     pub groupings: Vec<GroupingSummary>,
-    /// A survey with grouping questions or invitations: every figure computed from the
-    /// reports comes from released responses only (docs/design.md, invariant 11); null for
-    /// other surveys, whose figures cover every response.
-    pub release: Option<ReleaseSummary>,
+    /// Every figure computed from the reports comes from released responses only
+    /// (docs/design.md, invariant 11): where the survey's releases stand.
+    pub release: ReleaseSummary,
     /// Respondents needed so that every question's Chernoff half-width is at most 5 %.
     pub respondents_needed_for_5_percent: u64,
     pub questions: Vec<QuestionResults>,
-}
-
-/// Where the releases of a survey with grouping questions or invitations stand.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct ReleaseSummary {
-    /// The survey's count of responses received (which withdrawals never lower) when
-    /// releases were last considered: every k received, and at close.
-    pub considered_at: u64,
-    /// The responses the figures come from.
-    pub released_responses: u64,
-    /// Responses stored but in no figure: while open, those waiting for their cell to hold
-    /// k new ones; once closed, those of cells that never did (withheld for good, still
-    /// withdrawable with their receipt).
-    pub withheld_responses: u64,
-    pub reason: ReleaseReason,
-}
-
-/// Why responses are withheld.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum ReleaseReason {
-    /// Open: a cell is released once it holds k new responses at a consideration.
-    Waiting,
-    /// Open, and defined with `results_after_close`: no figure from the reports before
-    /// close.
-    ResultsAfterClose,
-    /// Closed: what was not released at close stays withheld.
-    Closed,
 }
 
 /// A grouping question, as the results name it.
@@ -917,33 +890,47 @@ pub fn target_count(survey: &Survey) -> usize {
         .sum()
 }
 
+/// The figures of `counted` as if every response they count were released: the exact
+/// computations of `tests/monitoring.rs`, which hold for any set of counts. A view computes
+/// from [`Released`] ([`compute_released`]).
 pub fn compute(
     survey: &Survey,
     counted: &[QuestionCounts],
     confidence: Confidence,
 ) -> Result<SurveyResults, AppError> {
-    compute_asked(survey, counted, Asked::at(confidence))
-}
-
-/// The results of a survey that shows its owner released responses only: computed from
-/// the released cells, with its count of responses and its release as its owner may see
-/// them.
-pub fn compute_released(
-    survey: &Survey,
-    released: &crate::live::Released,
-    asked: Asked,
-) -> Result<SurveyResults, AppError> {
-    let mut results = compute_asked(survey, &released.counts(), asked)?;
-    results.responses = released.responses;
-    results.progress = results
-        .target_responses
-        .map(|target| (released.responses as f64 / target as f64).min(1.0));
-    results.release = Some(released.summary);
+    let mut results = compute_counts(survey, counted, Asked::at(confidence))?;
+    let n = results.responses;
+    results.release = ReleaseSummary {
+        considered_at: n,
+        released_responses: Some(n),
+        withheld_responses: Some(0),
+        reason: match survey.status {
+            crate::domain::SurveyStatus::Closed => ReleaseReason::Closed,
+            _ => ReleaseReason::Waiting,
+        },
+    };
     Ok(results)
 }
 
-/// The results with a test and, when asked, Bonferroni-simultaneous intervals.
-pub fn compute_asked(
+/// The results its owner may see of a survey: computed from its released figures, with its
+/// count of responses and its release as the owner may see them.
+pub fn compute_released(
+    survey: &Survey,
+    released: &Released,
+    asked: Asked,
+) -> Result<SurveyResults, AppError> {
+    let mut results = compute_counts(survey, &released.counts(), asked)?;
+    results.responses = released.responses();
+    results.progress = results
+        .target_responses
+        .map(|target| (released.responses() as f64 / target as f64).min(1.0));
+    results.release = released.summary();
+    Ok(results)
+}
+
+/// The results of some counts with a test and, when asked, Bonferroni-simultaneous
+/// intervals (the release summary is the caller's to fill).
+fn compute_counts(
     survey: &Survey,
     counted: &[QuestionCounts],
     asked: Asked,
@@ -1000,7 +987,12 @@ pub fn compute_asked(
                 options: grouping.options.clone(),
             })
             .collect(),
-        release: None,
+        release: ReleaseSummary {
+            considered_at: 0,
+            released_responses: None,
+            withheld_responses: None,
+            reason: ReleaseReason::Waiting,
+        },
         respondents_needed_for_5_percent: questions
             .iter()
             .map(|q| q.respondents_needed_for_5_percent)

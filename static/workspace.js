@@ -353,7 +353,9 @@
       window.location.reload();
       return;
     }
-    let respondents = 0;
+    // Responses received (live; for an invitation survey as of the last consideration): the
+    // figures below come from the released ones only.
+    const respondents = results.responses;
     let widest = null;
     // The planner's targets: a share, or a number's mean as a fraction of its range.
     const widen = function (bounds, range) {
@@ -362,7 +364,6 @@
       widest = widest === null ? width : Math.max(widest, width);
     };
     results.questions.forEach(function (question) {
-      respondents = Math.max(respondents, question.n);
       widen(question.intervals.chernoff, 1);
       (question.options || []).forEach(function (option) {
         widen(option.intervals.chernoff, 1);
@@ -392,7 +393,8 @@
       });
     });
     setAll(document, "respondents", String(respondents));
-    if (results.release) {
+    // Null while the survey withholds its results until close: the page then has no such field.
+    if (results.release.released_responses !== null) {
       setAll(document, "released", String(results.release.released_responses));
       setAll(document, "withheld", String(results.release.withheld_responses));
     }

@@ -20,31 +20,23 @@ use crate::domain::{ClosingTime, Refusal, ResearcherId, Slug, SurveyId, SurveySt
 use crate::error::AppError;
 
 /// Closes an open survey, in the caller's transaction: it stops collecting, its private
-/// key (invitations) is erased, releases are considered a last time (cells with at least
-/// k unreleased responses are released; the rest stay withheld), and on PostgreSQL its
-/// rows are rewritten in key order. Returns false, changing nothing, when the survey is not
+/// key (invitations) is erased, releases are considered a last time (withdrawals take
+/// effect; cells with at least k unreleased responses are released; the rest stay
+/// withheld), and on PostgreSQL its rows are rewritten in key order. Returns false, changing nothing, when the survey is not
 /// open.
 pub fn close_survey(connection: &Conn, survey_id: SurveyId) -> Result<bool, AppError> {
     let closed = connection
         .prepare_cached(
             "UPDATE surveys SET status = 'closed' WHERE id = ?1 AND status = 'open'
-             RETURNING requires_invitation",
+             RETURNING id",
         )?
-        .query_row([survey_id.get()], |row| row.get::<_, bool>(0))
+        .query_row([survey_id.get()], |row| row.get::<_, i64>(0))
         .optional()?;
-    let Some(requires_invitation) = closed else {
+    if closed.is_none() {
         return Ok(false);
-    };
-    super::redemptions::erase_private_key(connection, survey_id)?;
-    let has_groupings = connection
-        .prepare_cached(
-            "SELECT 1 FROM questions
-             WHERE survey_id = ?1 AND coalesce(design ->> 'type', 'yes_no') = 'grouping'",
-        )?
-        .exists([survey_id.get()])?;
-    if requires_invitation || has_groupings {
-        super::releases::consider_at_close(connection, survey_id)?;
     }
+    super::redemptions::erase_private_key(connection, survey_id)?;
+    super::releases::consider_at_close(connection, survey_id)?;
     connection.rules().after_close(connection, survey_id)?;
     Ok(true)
 }

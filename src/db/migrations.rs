@@ -9,7 +9,7 @@
 use super::sql::{params, Conn};
 
 use super::responses::encode_reports;
-use super::stored_format::stored_level;
+use super::stored_format::{decode_response, stored_level};
 use crate::crypto::{random_bytes, sha256};
 use crate::domain::{QuestionId, StoredReport, SurveyId, WithdrawalKey};
 use crate::error::AppError;
@@ -26,7 +26,7 @@ struct Migration {
     then: Option<DataStep>,
 }
 
-const MIGRATIONS: [Migration; 11] = [
+const MIGRATIONS: [Migration; 12] = [
     Migration {
         version: 1,
         sqlite: include_str!("../../migrations/sqlite/0001_initial.sql"),
@@ -93,10 +93,16 @@ const MIGRATIONS: [Migration; 11] = [
         postgres: include_str!("../../migrations/postgres/0011_embedding.sql"),
         then: None,
     },
+    Migration {
+        version: 12,
+        sqlite: include_str!("../../migrations/sqlite/0012_releases_by_batch.sql"),
+        postgres: include_str!("../../migrations/postgres/0012_releases_by_batch.sql"),
+        then: Some(super::releases::release_existing_responses_by_cell),
+    },
 ];
 
 /// The schema version this binary writes.
-pub const LATEST_VERSION: u32 = 11;
+pub const LATEST_VERSION: u32 = 12;
 
 /// Brings the database to [`LATEST_VERSION`] in one transaction (all steps or none).
 pub fn migrate(connection: &Conn) -> Result<(), AppError> {
@@ -156,32 +162,67 @@ pub fn withdrawal_key(connection: &Conn) -> Result<WithdrawalKey, AppError> {
 /// owner was shown before is not known, so every stored response starts unreleased, its
 /// count of responses received is the count stored, and releases are considered at once:
 /// cells of at least k are released (a closed survey's others are withheld for good, as
-/// they would have been had it closed under this model).
+/// they would have been had it closed under this model). Written against 0009's tables
+/// alone: 0012's step then makes the releases (and every cell's counts) from what this one
+/// released.
 fn release_existing_responses(connection: &Conn) -> Result<(), AppError> {
     let surveys = connection
         .prepare(
-            "SELECT id FROM surveys
+            "SELECT id, min_cell FROM surveys
              WHERE status <> 'draft'
                AND (requires_invitation = 1
                     OR EXISTS (SELECT 1 FROM questions
                                WHERE questions.survey_id = surveys.id
                                  AND coalesce(design ->> 'type', 'yes_no') = 'grouping'))",
         )?
-        .query_map((), |row| row.get::<_, i64>(0))?
+        .query_map((), |row| Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?)))?
         .collect::<Result<Vec<_>, _>>()?;
-    for survey_id in surveys {
+    for (survey_id, min_cell) in surveys {
+        let k = crate::domain::MinCell::from_stored(u32::try_from(min_cell).unwrap_or(u32::MAX));
+        let order: Vec<i64> = connection
+            .prepare(
+                "SELECT id FROM questions
+                 WHERE survey_id = ?1 AND coalesce(design ->> 'type', 'yes_no') = 'grouping'
+                 ORDER BY position",
+            )?
+            .query_map([survey_id], |row| row.get(0))?
+            .collect::<Result<_, _>>()?;
+        let mut cells: std::collections::BTreeMap<Vec<u8>, Vec<Vec<u8>>> = Default::default();
+        connection
+            .prepare("SELECT record_id, reports FROM all_responses WHERE survey_id = ?1")?
+            .for_each_row([survey_id], |row| {
+                let (_, groupings) = decode_response(&row.get::<_, Vec<u8>>(1)?)?;
+                let cell: Vec<u8> = order
+                    .iter()
+                    .map(|id| {
+                        groupings
+                            .iter()
+                            .find(|answer| answer.question_id.get() == *id)
+                            .map_or(u8::MAX, |answer| answer.answer)
+                    })
+                    .collect();
+                cells.entry(cell).or_default().push(row.get(0)?);
+                Ok::<_, AppError>(())
+            })?;
+        let mark = connection
+            .prepare("INSERT INTO unreleased_responses (survey_id, record_id) VALUES (?1, ?2)")?;
+        for records in cells.values() {
+            if records.len() as u64 >= u64::from(k.get()) {
+                continue;
+            }
+            for record_id in records {
+                mark.execute(params![survey_id, record_id.as_slice()])?;
+            }
+        }
         connection.execute(
-            "INSERT INTO unreleased_responses (survey_id, record_id)
-             SELECT survey_id, record_id FROM all_responses WHERE survey_id = ?1",
-            [survey_id],
-        )?;
-        connection.execute(
-            "UPDATE surveys SET received =
-                 (SELECT count(*) FROM all_responses WHERE survey_id = ?1)
+            "UPDATE surveys SET
+                 received = (SELECT count(*) FROM all_responses WHERE survey_id = ?1),
+                 considered_at = (SELECT count(*) FROM all_responses WHERE survey_id = ?1),
+                 considered_responses = (SELECT count(*) FROM all_responses WHERE survey_id = ?1),
+                 considered_redemptions = (SELECT count(*) FROM redemptions WHERE survey_id = ?1)
              WHERE id = ?1",
             [survey_id],
         )?;
-        super::releases::consider_at_close(connection, SurveyId::from_stored(survey_id))?;
     }
     Ok(())
 }

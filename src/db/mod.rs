@@ -15,6 +15,7 @@ pub mod postgres;
 pub mod queries;
 mod readers;
 pub mod redemptions;
+pub mod released;
 pub mod releases;
 mod researchers;
 mod respondents;
@@ -106,6 +107,16 @@ impl Database {
         write_connection.pragma_update(None, "wal_autocheckpoint", WAL_AUTOCHECKPOINT_PAGES)?;
         let write_connection = sqlite::connection(write_connection);
         migrations::migrate(&write_connection)?;
+        // The snapshots of an earlier process are gone with its memory: withdrawals since the
+        // last consideration take effect now (docs/design.md, "Releases").
+        write_connection.execute_batch("BEGIN IMMEDIATE")?;
+        match releases::apply_withdrawals_at_start(&write_connection) {
+            Ok(()) => write_connection.execute_batch("COMMIT")?,
+            Err(error) => {
+                let _ = write_connection.execute_batch("ROLLBACK");
+                return Err(error);
+            }
+        }
         let withdrawal_key = migrations::withdrawal_key(&write_connection)?;
         // Readers open after the writer so that the file and its WAL already exist.
         let readers = Arc::new(ReadPool::new(

@@ -1,31 +1,48 @@
-//! Release state at rest (migrations/sqlite/0009_disclosure.sql; docs/design.md,
-//! invariant 11 and "Releases").
+//! Releases (migrations 0009 and 0012; docs/design.md, invariant 11 and "Releases"): the one
+//! place that decides which stored responses an owner's figures may count, and the only
+//! code that reads their counts for the owner (`super::released` hands the figures to the
+//! views).
 //!
-//! A survey with grouping questions or invitations shows its owner report-derived figures
-//! of released responses only. Each stored response of such a survey starts unreleased
-//! (`unreleased_responses`). Releases are *considered* every k (= min_cell) stored
-//! responses, counted by `surveys.received`, which a withdrawal never lowers — with
-//! invitations also every k redemptions — and when the survey closes. At a consideration
-//! every cell (a combination of grouping answers, fixed when the survey opens) holding at
-//! least k unreleased responses is released whole: their reports are added to the cell's
-//! counts (`released_cells`) and their marks go. Nothing else ever releases anything: a
-//! restart, a crash or a second node reads the same state and releases nothing early.
+//! Every survey shows its owner report-derived figures of **released** responses only. A
+//! stored response starts unreleased (`unreleased_responses`). Releases are *considered*
+//! every k (= `min_cell`) stored responses, counted by `surveys.received`, which a withdrawal
+//! never lowers — with invitations also every k redemptions — and when the survey closes. At
+//! a consideration:
 //!
-//! All of it runs in the writer's transaction that stores, withdraws, redeems or closes,
-//! so the state always agrees with the responses stored. On PostgreSQL the survey's row is
-//! updated first in each of them, which locks it until COMMIT: two nodes never consider
-//! one survey at once.
+//! 1. **Withdrawals take effect.** A *release* is the responses of one cell (a combination of
+//!    grouping answers; one cell without grouping questions) that entered the figures at one
+//!    step (`cell_releases`, its members in `release_members`). A release left with 1 to
+//!    k − 1 responses that have not withdrawn leaves the figures for good: its responses are
+//!    withheld as at close (stored, withdrawable, in no figure and no export), never released
+//!    again. The people who withdrew from it left at their withdrawal's step; the ones who
+//!    stayed leave now, all in one step, so that no class of alike responses is smaller than
+//!    k (the withdrawn ones count in it).
+//! 2. **Cells are released.** While the survey is open, a cell whose unreleased responses
+//!    number at least k + s (s = max(2, ⌈k/5⌉), so that one or two withdrawals do not withhold
+//!    the rest of a release) becomes a new release, whole; at close, one of at least k.
 //!
-//! Also here, for the other surveys: the step of their live pages on PostgreSQL
-//! ([`read`], [`write`]; on SQLite it is kept in memory, `crate::live`).
+//! Withdrawals also take effect when a closed survey's response withdraws (at once), at a
+//! restart on SQLite (`apply_withdrawals_at_start`), and at close. Nothing else ever releases
+//! anything: a restart, a crash or a second node reads the same state.
+//!
+//! All of it runs in the writer's transaction that stores, withdraws, redeems or closes, so the
+//! state always agrees with the responses stored. On PostgreSQL the survey's row is updated
+//! first in each of them, which locks it until COMMIT: two nodes never consider one survey at
+//! once.
+
+mod figures;
+mod migration;
 
 use std::collections::BTreeMap;
 
+use figures::{count_from_sql, count_to_sql, read_cell, read_figures, read_pairs, write_cell};
+pub use figures::{Figures, FiguresAsOf, PairTables, ReleasedCell};
+pub(super) use migration::release_existing_responses_by_cell;
+
 use super::counts::responses_counted;
-use super::counts::QuestionCounts;
 use super::sql::{params, Conn, OptionalExtension};
 use super::stored_format::decode_response;
-use crate::domain::{QuestionId, RecordId, StoredGrouping, StoredReport, SurveyId};
+use crate::domain::{MinCell, QuestionId, RecordId, StoredGrouping, StoredReport, SurveyId};
 use crate::error::AppError;
 
 /// A survey's counters as of its last consideration, and the responses received since.
@@ -39,26 +56,8 @@ pub struct ReleaseCounters {
     pub considered_redemptions: u64,
     /// Responses stored at the last consideration.
     pub considered_responses: u64,
-    /// Of those, the released ones.
+    /// Of those, the ones in the figures.
     pub considered_released: u64,
-}
-
-/// One released cell: its grouping answers (one byte per grouping question, in position
-/// order; empty without grouping questions), its released responses still stored, and
-/// their report counts.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReleasedCell {
-    pub cell: Vec<u8>,
-    pub n: u64,
-    pub counts: Vec<QuestionCounts>,
-}
-
-fn count_from_sql(n: i64) -> Result<u64, AppError> {
-    u64::try_from(n).map_err(|_| AppError::internal("a negative count in the release state"))
-}
-
-fn count_to_sql(n: u64) -> Result<i64, AppError> {
-    i64::try_from(n).map_err(|_| AppError::internal("a count past i64 in the release state"))
 }
 
 /// The survey's release counters.
@@ -89,56 +88,7 @@ pub fn counters(connection: &Conn, survey_id: SurveyId) -> Result<ReleaseCounter
     })
 }
 
-/// Which released cells a read takes: as they are now, or as of the last consideration
-/// (PostgreSQL keeps those for every node; SQLite's server keeps them in memory).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CellsAsOf {
-    Now,
-    LastConsideration,
-}
-
-/// Every released cell of the survey, in cell order.
-pub fn released_cells(
-    connection: &Conn,
-    survey_id: SurveyId,
-) -> Result<Vec<ReleasedCell>, AppError> {
-    cells(connection, survey_id, CellsAsOf::Now)
-}
-
-fn cells(
-    connection: &Conn,
-    survey_id: SurveyId,
-    as_of: CellsAsOf,
-) -> Result<Vec<ReleasedCell>, AppError> {
-    let statement = connection.prepare_cached(match as_of {
-        CellsAsOf::Now => {
-            "SELECT cell, n, counts FROM released_cells WHERE survey_id = ?1 ORDER BY cell"
-        }
-        CellsAsOf::LastConsideration => {
-            "SELECT cell, n, counts FROM considered_cells WHERE survey_id = ?1 ORDER BY cell"
-        }
-    })?;
-    let rows = statement
-        .query_map([survey_id.get()], |row| {
-            Ok((
-                row.get::<_, Vec<u8>>(0)?,
-                row.get::<_, i64>(1)?,
-                row.get::<_, String>(2)?,
-            ))
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
-    rows.into_iter()
-        .map(|(cell, n, counts)| {
-            Ok(ReleasedCell {
-                cell,
-                n: count_from_sql(n)?,
-                counts: decode_counts(&counts)?,
-            })
-        })
-        .collect()
-}
-
-/// The survey's responses not released (yet, or at close for good: withheld).
+/// The survey's responses not released (yet, or at close for good).
 pub fn unreleased_count(connection: &Conn, survey_id: SurveyId) -> Result<u64, AppError> {
     let n: i64 = connection
         .prepare_cached("SELECT count(*) FROM unreleased_responses WHERE survey_id = ?1")?
@@ -146,34 +96,42 @@ pub fn unreleased_count(connection: &Conn, survey_id: SurveyId) -> Result<u64, A
     count_from_sql(n)
 }
 
-/// The record ids of the survey's unreleased responses (the disclosure auditor compares the
-/// owner's figures with the responses released: `tests/api/disclosure/`).
-pub fn unreleased_records(
+/// The record ids of the survey's responses in the figures now: released, in a release not
+/// withheld (the disclosure auditor compares the owner's figures with them:
+/// `tests/api/disclosure/`).
+pub fn records_in_figures(
     connection: &Conn,
     survey_id: SurveyId,
 ) -> Result<std::collections::HashSet<RecordId>, AppError> {
     connection
-        .prepare_cached("SELECT record_id FROM unreleased_responses WHERE survey_id = ?1")?
+        .prepare_cached(
+            "SELECT m.record_id FROM release_members m JOIN cell_releases c
+                 ON c.survey_id = m.survey_id AND c.release_id = m.release_id
+             WHERE m.survey_id = ?1 AND c.withheld = 0",
+        )?
         .query_map([survey_id.get()], |row| row.get::<_, Vec<u8>>(0))?
         .map(|bytes| Ok(RecordId::from_stored(&bytes?)?))
         .collect()
 }
 
-/// What a consideration needs to know of the survey: k, whether it requires invitations,
-/// and the counters, read while the survey's row is locked (on PostgreSQL, by the UPDATE).
+/// What a consideration needs to know of the survey, read while its row is locked (on
+/// PostgreSQL, by the UPDATE).
 struct Locked {
-    min_cell: u64,
+    min_cell: MinCell,
+    k: u64,
     requires_invitation: bool,
+    open: bool,
     counters: ReleaseCounters,
 }
 
 /// Adds `received` to the survey's count of responses ever stored (0: only locks the row)
 /// and reads what a consideration needs.
 fn lock_survey(connection: &Conn, survey_id: SurveyId, received: i64) -> Result<Locked, AppError> {
-    let row: (i64, bool, i64, i64, i64, i64, i64) = connection
+    type Row = (i64, bool, String, i64, i64, i64, i64, i64);
+    let row: Row = connection
         .prepare_cached(
             "UPDATE surveys SET received = received + ?2 WHERE id = ?1
-             RETURNING min_cell, requires_invitation, received, considered_at,
+             RETURNING min_cell, requires_invitation, status, received, considered_at,
                        considered_redemptions, considered_responses, considered_released",
         )?
         .query_row(params![survey_id.get(), received], |row| {
@@ -185,38 +143,34 @@ fn lock_survey(connection: &Conn, survey_id: SurveyId, received: i64) -> Result<
                 row.get(4)?,
                 row.get(5)?,
                 row.get(6)?,
+                row.get(7)?,
             ))
         })
         .optional()?
         .ok_or(AppError::NotFound("survey"))?;
+    // Surveys made before the floor of 5 keep working with 5 (`MinCell::from_stored`).
+    let min_cell = MinCell::from_stored(u32::try_from(row.0).unwrap_or(u32::MAX));
     Ok(Locked {
-        // Surveys made before the floor of 5 keep working with 5 (`MinCell::from_stored`).
-        min_cell: u64::from(
-            crate::domain::MinCell::from_stored(u32::try_from(row.0).unwrap_or(u32::MAX)).get(),
-        ),
+        min_cell,
+        k: u64::from(min_cell.get()),
         requires_invitation: row.1,
+        open: row.2 == "open",
         counters: ReleaseCounters {
-            received: count_from_sql(row.2)?,
-            considered_at: count_from_sql(row.3)?,
-            considered_redemptions: count_from_sql(row.4)?,
-            considered_responses: count_from_sql(row.5)?,
-            considered_released: count_from_sql(row.6)?,
+            received: count_from_sql(row.3)?,
+            considered_at: count_from_sql(row.4)?,
+            considered_redemptions: count_from_sql(row.5)?,
+            considered_responses: count_from_sql(row.6)?,
+            considered_released: count_from_sql(row.7)?,
         },
     })
 }
 
 /// Invitations of the survey redeemed so far.
-fn redeemed(connection: &Conn, survey_id: SurveyId) -> Result<u64, AppError> {
+pub(crate) fn redeemed(connection: &Conn, survey_id: SurveyId) -> Result<u64, AppError> {
     let n: i64 = connection
         .prepare_cached("SELECT count(*) FROM redemptions WHERE survey_id = ?1")?
         .query_row([survey_id.get()], |row| row.get(0))?;
     count_from_sql(n)
-}
-
-fn requires_invitation(connection: &Conn, survey_id: SurveyId) -> Result<bool, AppError> {
-    Ok(connection
-        .prepare_cached("SELECT requires_invitation FROM surveys WHERE id = ?1")?
-        .query_row([survey_id.get()], |row| row.get(0))?)
 }
 
 /// Whether releases are considered now: at least `k` responses received since the last
@@ -230,7 +184,7 @@ pub fn consideration_due(k: u64, last: (u64, u64), now: (u64, u64), invitations:
 /// [`consideration_due`] for a survey whose row is locked.
 fn due(connection: &Conn, survey_id: SurveyId, locked: &Locked) -> Result<bool, AppError> {
     let counters = locked.counters;
-    if counters.received < counters.considered_at + locked.min_cell {
+    if counters.received < counters.considered_at + locked.k {
         return Ok(false);
     }
     let redeemed = if locked.requires_invitation {
@@ -239,16 +193,15 @@ fn due(connection: &Conn, survey_id: SurveyId, locked: &Locked) -> Result<bool, 
         0
     };
     Ok(consideration_due(
-        locked.min_cell,
+        locked.k,
         (counters.considered_at, counters.considered_redemptions),
         (counters.received, redeemed),
         locked.requires_invitation,
     ))
 }
 
-/// In the transaction that stores a new response of a survey that shows its owner
-/// released responses only: the response starts unreleased, counts as received, and a
-/// consideration runs if one is due.
+/// In the transaction that stores a new response: it starts unreleased, counts as received,
+/// and a consideration runs if one is due.
 pub fn record_arrival(
     connection: &Conn,
     survey_id: SurveyId,
@@ -274,22 +227,40 @@ pub fn record_redemption(connection: &Conn, survey_id: SurveyId) -> Result<(), A
     Ok(())
 }
 
-/// In the close step's transaction: the last consideration. Cells with at least k
-/// unreleased responses are released; the rest stay withheld for good.
+/// In the close step's transaction, after the status changed: the last consideration.
+/// Withdrawals take effect; cells with at least k unreleased responses are released; the
+/// rest stay withheld for good.
 pub fn consider_at_close(connection: &Conn, survey_id: SurveyId) -> Result<(), AppError> {
     let locked = lock_survey(connection, survey_id, 0)?;
     consider(connection, survey_id, &locked)
 }
 
-/// In the transaction that withdraws a response: of a survey that shows released responses
-/// only, an unreleased response loses its mark and a released one leaves its cell's
-/// counts (nothing for other surveys).
+/// At a SQLite server's start: withdrawals since the last consideration of every open survey
+/// take effect (the snapshot of that consideration was in the earlier process's memory).
+pub fn apply_withdrawals_at_start(connection: &Conn) -> Result<(), AppError> {
+    let open = connection
+        .prepare("SELECT id, min_cell FROM surveys WHERE status = 'open'")?
+        .query_map((), |row| Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?)))?
+        .collect::<Result<Vec<_>, _>>()?;
+    for (survey_id, min_cell) in open {
+        let survey_id = SurveyId::from_stored(survey_id);
+        let k = u64::from(MinCell::from_stored(u32::try_from(min_cell).unwrap_or(u32::MAX)).get());
+        if withhold_below_k(connection, survey_id, k)? > 0 {
+            record_released(connection, survey_id)?;
+        }
+    }
+    Ok(())
+}
+
+/// In the transaction that withdraws a response: an unreleased response loses its mark; a
+/// released one leaves its release (and, unless the release was withheld, the figures'
+/// counts and pairs). Once the survey is closed, the withdrawal takes effect at once: its
+/// release, left with 1 to k − 1 responses, leaves the figures.
 pub fn record_withdrawal(
     connection: &Conn,
     survey_id: SurveyId,
     record_id: &RecordId,
     reports: &[StoredReport],
-    groupings: &[StoredGrouping],
 ) -> Result<(), AppError> {
     let unmarked = connection
         .prepare_cached("DELETE FROM unreleased_responses WHERE survey_id = ?1 AND record_id = ?2")?
@@ -297,34 +268,43 @@ pub fn record_withdrawal(
     if unmarked == 1 {
         return Ok(());
     }
-    let order = grouping_order(connection, survey_id)?;
-    let requires_invitation: bool = connection
-        .prepare_cached("SELECT requires_invitation FROM surveys WHERE id = ?1")?
-        .query_row([survey_id.get()], |row| row.get(0))?;
-    if order.is_empty() && !requires_invitation {
+    let release_id: i64 = connection
+        .prepare_cached(
+            "DELETE FROM release_members WHERE survey_id = ?1 AND record_id = ?2
+             RETURNING release_id",
+        )?
+        .query_row(params![survey_id.get(), record_id.as_bytes()], |row| {
+            row.get(0)
+        })
+        .optional()?
+        .ok_or_else(|| AppError::internal("a stored response neither unreleased nor released"))?;
+    let (cell, withheld): (Vec<u8>, bool) = connection
+        .prepare_cached(
+            "UPDATE cell_releases SET remaining = remaining - 1
+             WHERE survey_id = ?1 AND release_id = ?2
+             RETURNING cell, withheld",
+        )?
+        .query_row(params![survey_id.get(), release_id], |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })
+        .optional()?
+        .ok_or_else(|| AppError::internal("a released response without its release"))?;
+    if withheld {
         return Ok(());
     }
-    let cell = cell_of(&order, groupings);
-    let mut released = read_cell(connection, survey_id, &cell)?
-        .ok_or_else(|| AppError::internal("a released response without its released cell"))?;
-    released.n = released
-        .n
-        .checked_sub(1)
-        .ok_or_else(|| AppError::internal("a released cell counted below zero"))?;
-    for report in reports {
-        let counts = released
-            .counts
-            .iter_mut()
-            .find(|counts| counts.question_id == report.question_id)
-            .ok_or_else(|| AppError::internal("a released report its cell never counted"))?;
-        let count = counts
-            .counts
-            .get_mut(usize::from(report.report))
-            .filter(|count| **count > 0)
-            .ok_or_else(|| AppError::internal("a released report counted below zero"))?;
-        *count -= 1;
+    let mut released = read_cell(connection, survey_id, &cell)?;
+    released.change(reports, -1)?;
+    write_cell(connection, survey_id, &released)?;
+    let mut pairs = read_pairs(connection, survey_id)?;
+    pairs.change(reports, -1)?;
+    figures::write_pairs(connection, survey_id, &pairs)?;
+    let locked = lock_survey(connection, survey_id, 0)?;
+    if !locked.open {
+        // Closed: the withdrawal takes effect at once.
+        withhold_below_k(connection, survey_id, locked.k)?;
+        record_released(connection, survey_id)?;
     }
-    write_cell(connection, survey_id, &released)
+    Ok(())
 }
 
 /// The ids of the survey's grouping questions, in position order: the bytes of a cell.
@@ -353,39 +333,110 @@ fn cell_of(order: &[QuestionId], answers: &[StoredGrouping]) -> Vec<u8> {
         .collect()
 }
 
-fn read_cell(
+/// A release's responses still stored (its members who have not withdrawn), with their
+/// reports.
+fn members_reports(
     connection: &Conn,
     survey_id: SurveyId,
-    cell: &[u8],
-) -> Result<Option<ReleasedCell>, AppError> {
-    let row: Option<(i64, String)> = connection
-        .prepare_cached("SELECT n, counts FROM released_cells WHERE survey_id = ?1 AND cell = ?2")?
-        .query_row(params![survey_id.get(), cell], |row| {
-            Ok((row.get(0)?, row.get(1)?))
-        })
-        .optional()?;
-    row.map(|(n, counts)| {
-        Ok(ReleasedCell {
-            cell: cell.to_vec(),
-            n: count_from_sql(n)?,
-            counts: decode_counts(&counts)?,
-        })
-    })
-    .transpose()
-}
-
-fn write_cell(connection: &Conn, survey_id: SurveyId, cell: &ReleasedCell) -> Result<(), AppError> {
+    release_id: i64,
+) -> Result<Vec<Vec<StoredReport>>, AppError> {
+    let mut members = Vec::new();
     connection
         .prepare_cached(
-            "INSERT INTO released_cells (survey_id, cell, n, counts) VALUES (?1, ?2, ?3, ?4)
-             ON CONFLICT (survey_id, cell) DO UPDATE SET n = excluded.n, counts = excluded.counts",
+            "SELECT r.reports FROM release_members m JOIN all_responses r
+                 ON r.survey_id = m.survey_id AND r.record_id = m.record_id
+             WHERE m.survey_id = ?1 AND m.release_id = ?2",
         )?
-        .execute(params![
-            survey_id.get(),
-            cell.cell.as_slice(),
-            count_to_sql(cell.n)?,
-            encode_counts(&cell.counts)
-        ])?;
+        .for_each_row(params![survey_id.get(), release_id], |row| {
+            let (reports, _) = decode_response(&row.get::<_, Vec<u8>>(0)?)?;
+            members.push(reports);
+            Ok::<_, AppError>(())
+        })?;
+    Ok(members)
+}
+
+/// The releases in the figures that withdrawals left with 1 to k − 1 responses: (release
+/// id, cell).
+fn releases_below_k(
+    connection: &Conn,
+    survey_id: SurveyId,
+    k: u64,
+) -> Result<Vec<(i64, Vec<u8>)>, AppError> {
+    Ok(connection
+        .prepare_cached(
+            "SELECT release_id, cell FROM cell_releases
+             WHERE survey_id = ?1 AND withheld = 0 AND remaining >= 1 AND remaining < ?2",
+        )?
+        .query_map(params![survey_id.get(), count_to_sql(k)?], |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })?
+        .collect::<Result<Vec<_>, _>>()?)
+}
+
+/// What taking the releases that withdrawals left below k out of `figures` leaves, without
+/// writing anything: the figures a SQLite server shows after a consideration, which its
+/// next consideration (or restart, or close) will make so for good. Returns the responses
+/// taken out.
+pub fn without_releases_below_k(
+    connection: &Conn,
+    survey_id: SurveyId,
+    k: u64,
+    figures: &mut Figures,
+) -> Result<u64, AppError> {
+    let mut taken = 0;
+    for (release_id, cell) in releases_below_k(connection, survey_id, k)? {
+        let members = members_reports(connection, survey_id, release_id)?;
+        let released = figures
+            .cells
+            .iter_mut()
+            .find(|released| released.cell == cell)
+            .ok_or_else(|| AppError::internal("a release without its cell in the figures"))?;
+        for reports in &members {
+            released.change(reports, -1)?;
+            figures.pairs.change(reports, -1)?;
+        }
+        taken += members.len() as u64;
+    }
+    figures.cells.retain(|cell| cell.n > 0);
+    Ok(taken)
+}
+
+/// Withholds for good every release in the figures that withdrawals left with 1 to k − 1
+/// responses: its responses leave the cell's counts and the pairs. Returns how many
+/// releases were withheld.
+fn withhold_below_k(connection: &Conn, survey_id: SurveyId, k: u64) -> Result<usize, AppError> {
+    let below = releases_below_k(connection, survey_id, k)?;
+    if below.is_empty() {
+        return Ok(0);
+    }
+    let mut pairs = read_pairs(connection, survey_id)?;
+    for (release_id, cell) in &below {
+        let mut released = read_cell(connection, survey_id, cell)?;
+        for reports in members_reports(connection, survey_id, *release_id)? {
+            released.change(&reports, -1)?;
+            pairs.change(&reports, -1)?;
+        }
+        write_cell(connection, survey_id, &released)?;
+        connection
+            .prepare_cached(
+                "UPDATE cell_releases SET withheld = 1 WHERE survey_id = ?1 AND release_id = ?2",
+            )?
+            .execute(params![survey_id.get(), *release_id])?;
+    }
+    figures::write_pairs(connection, survey_id, &pairs)?;
+    Ok(below.len())
+}
+
+/// The responses in the figures now, recorded as the last consideration's (what the counts
+/// of an invitation survey show while it is open).
+fn record_released(connection: &Conn, survey_id: SurveyId) -> Result<(), AppError> {
+    connection
+        .prepare_cached(
+            "UPDATE surveys SET considered_released = (
+                 SELECT coalesce(sum(n), 0) FROM released_cells WHERE survey_id = ?1)
+             WHERE id = ?1",
+        )?
+        .execute([survey_id.get()])?;
     Ok(())
 }
 
@@ -393,13 +444,58 @@ fn write_cell(connection: &Conn, survey_id: SurveyId, cell: &ReleasedCell) -> Re
 #[derive(Default)]
 struct Waiting {
     records: Vec<Vec<u8>>,
-    counts: BTreeMap<QuestionId, Vec<u64>>,
+    reports: Vec<Vec<StoredReport>>,
 }
 
-/// A consideration: every cell with at least k unreleased responses is released whole, and
-/// the survey's counters record it. Runs in the caller's transaction with the survey's row
-/// locked ([`lock_survey`]).
+/// A fresh release id: random, so that a copy of the files does not order releases in time.
+fn new_release_id() -> Result<i64, AppError> {
+    let bytes = crate::crypto::random_bytes::<8>()?;
+    // Positive, so that every engine sorts and prints it alike.
+    Ok(i64::from_le_bytes(bytes) & i64::MAX)
+}
+
+/// Makes the responses of `records` (all of one cell, with their reports) a new release in
+/// the figures.
+pub(super) fn release(
+    connection: &Conn,
+    survey_id: SurveyId,
+    cell: &[u8],
+    records: &[Vec<u8>],
+    reports: &[Vec<StoredReport>],
+    pairs: &mut PairTables,
+) -> Result<(), AppError> {
+    let release_id = new_release_id()?;
+    let size = count_to_sql(records.len() as u64)?;
+    connection
+        .prepare_cached(
+            "INSERT INTO cell_releases (survey_id, release_id, cell, members, remaining)
+             VALUES (?1, ?2, ?3, ?4, ?4)",
+        )?
+        .execute(params![survey_id.get(), release_id, cell, size])?;
+    let member = connection.prepare_cached(
+        "INSERT INTO release_members (survey_id, record_id, release_id) VALUES (?1, ?2, ?3)",
+    )?;
+    let unmark = connection.prepare_cached(
+        "DELETE FROM unreleased_responses WHERE survey_id = ?1 AND record_id = ?2",
+    )?;
+    for record_id in records {
+        member.execute(params![survey_id.get(), record_id.as_slice(), release_id])?;
+        unmark.execute(params![survey_id.get(), record_id.as_slice()])?;
+    }
+    let mut released = read_cell(connection, survey_id, cell)?;
+    for reports in reports {
+        released.change(reports, 1)?;
+        pairs.change(reports, 1)?;
+    }
+    write_cell(connection, survey_id, &released)
+}
+
+/// A consideration: withdrawals take effect (releases left below k are withheld for good),
+/// then every cell with enough unreleased responses is released whole ([`MinCell::release_threshold`]),
+/// and the survey's counters record it. Runs in the caller's transaction with the survey's
+/// row locked ([`lock_survey`]).
 fn consider(connection: &Conn, survey_id: SurveyId, locked: &Locked) -> Result<(), AppError> {
+    withhold_below_k(connection, survey_id, locked.k)?;
     let order = grouping_order(connection, survey_id)?;
     let mut cells: BTreeMap<Vec<u8>, Waiting> = BTreeMap::new();
     connection
@@ -415,61 +511,29 @@ fn consider(connection: &Conn, survey_id: SurveyId, locked: &Locked) -> Result<(
             let (reports, groupings) = decode_response(&row.get::<_, Vec<u8>>(1)?)?;
             let waiting = cells.entry(cell_of(&order, &groupings)).or_default();
             waiting.records.push(record_id);
-            for report in reports {
-                let counts = waiting.counts.entry(report.question_id).or_default();
-                let index = usize::from(report.report);
-                if counts.len() <= index {
-                    counts.resize(index + 1, 0);
-                }
-                counts[index] += 1;
-            }
+            waiting.reports.push(reports);
             Ok::<_, AppError>(())
         })?;
-    let mut still_unreleased = 0_u64;
+    let threshold = locked.min_cell.release_threshold(locked.open);
+    let mut pairs = read_pairs(connection, survey_id)?;
+    let mut released_any = false;
     for (cell, waiting) in cells {
-        let size = waiting.records.len() as u64;
-        if size < locked.min_cell {
-            still_unreleased += size;
+        if (waiting.records.len() as u64) < threshold {
             continue;
         }
-        let mut released = read_cell(connection, survey_id, &cell)?.unwrap_or(ReleasedCell {
-            cell: cell.clone(),
-            n: 0,
-            counts: Vec::new(),
-        });
-        released.n += size;
-        for (question_id, counts) in waiting.counts {
-            match released
-                .counts
-                .iter_mut()
-                .find(|kept| kept.question_id == question_id)
-            {
-                Some(kept) => {
-                    if kept.counts.len() < counts.len() {
-                        kept.counts.resize(counts.len(), 0);
-                    }
-                    for (total, count) in kept.counts.iter_mut().zip(counts) {
-                        *total += count;
-                    }
-                }
-                None => released.counts.push(QuestionCounts {
-                    question_id,
-                    counts,
-                }),
-            }
-        }
-        released.counts.sort_by_key(|counts| counts.question_id);
-        write_cell(connection, survey_id, &released)?;
-        let unmark = connection.prepare_cached(
-            "DELETE FROM unreleased_responses WHERE survey_id = ?1 AND record_id = ?2",
+        release(
+            connection,
+            survey_id,
+            &cell,
+            &waiting.records,
+            &waiting.reports,
+            &mut pairs,
         )?;
-        for record_id in &waiting.records {
-            unmark.execute(params![survey_id.get(), record_id.as_slice()])?;
-        }
+        released_any = true;
     }
-    connection
-        .rules()
-        .share_consideration(connection, survey_id)?;
+    if released_any {
+        figures::write_pairs(connection, survey_id, &pairs)?;
+    }
     let stored = responses_counted(connection, survey_id)?;
     let redeemed = if locked.requires_invitation {
         redeemed(connection, survey_id)?
@@ -479,15 +543,18 @@ fn consider(connection: &Conn, survey_id: SurveyId, locked: &Locked) -> Result<(
     connection
         .prepare_cached(
             "UPDATE surveys SET considered_at = received, considered_redemptions = ?2,
-                                considered_responses = ?3, considered_released = ?4
+                                considered_responses = ?3
              WHERE id = ?1",
         )?
         .execute(params![
             survey_id.get(),
             count_to_sql(redeemed)?,
-            count_to_sql(stored)?,
-            count_to_sql(stored.saturating_sub(still_unreleased))?
+            count_to_sql(stored)?
         ])?;
+    record_released(connection, survey_id)?;
+    connection
+        .rules()
+        .share_consideration(connection, survey_id)?;
     Ok(())
 }
 
@@ -497,40 +564,58 @@ pub struct ReleaseState {
     pub counters: ReleaseCounters,
     /// Responses stored now.
     pub stored: u64,
-    /// Of those, not released (withheld once the survey has closed).
-    pub unreleased: u64,
     /// Invitations redeemed now.
     pub redeemed: u64,
-    /// The released cells, when asked for.
-    pub cells: Option<Vec<ReleasedCell>>,
+    /// The figures, when asked for.
+    pub figures: Option<Figures>,
 }
 
-/// The survey's release state; its released cells too (`as_of`) when `want_cells` says so
-/// given the counters (a snapshot kept in memory may still be current).
+/// Which figures a read of the release state takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reading {
+    /// [`FiguresAsOf`] as stored.
+    Stored(FiguresAsOf),
+    /// The figures as they are now, less the releases that withdrawals left below k (a
+    /// SQLite server's snapshot of an open survey, taken at its first read after a
+    /// consideration).
+    NowWithWithdrawals { k: u64 },
+}
+
+/// The survey's release state; its figures too when `want_figures` says so given the
+/// counters (a snapshot kept in memory may still be current).
 pub fn state(
     connection: &Conn,
     survey_id: SurveyId,
-    as_of: CellsAsOf,
-    want_cells: impl FnOnce(&ReleaseCounters) -> bool,
+    reading: Reading,
+    want_figures: impl FnOnce(&ReleaseCounters) -> bool,
 ) -> Result<ReleaseState, AppError> {
     connection.execute_batch(connection.rules().begin_snapshot())?;
     let state = (|| {
         let counters = counters(connection, survey_id)?;
-        let cells = if want_cells(&counters) {
-            Some(cells(connection, survey_id, as_of)?)
+        let figures = if want_figures(&counters) {
+            Some(match reading {
+                Reading::Stored(as_of) => read_figures(connection, survey_id, as_of)?,
+                Reading::NowWithWithdrawals { k } => {
+                    let mut figures = read_figures(connection, survey_id, FiguresAsOf::Now)?;
+                    without_releases_below_k(connection, survey_id, k, &mut figures)?;
+                    figures
+                }
+            })
         } else {
             None
         };
+        let requires_invitation: bool = connection
+            .prepare_cached("SELECT requires_invitation FROM surveys WHERE id = ?1")?
+            .query_row([survey_id.get()], |row| row.get(0))?;
         Ok(ReleaseState {
             counters,
             stored: responses_counted(connection, survey_id)?,
-            unreleased: unreleased_count(connection, survey_id)?,
-            redeemed: if requires_invitation(connection, survey_id)? {
+            redeemed: if requires_invitation {
                 redeemed(connection, survey_id)?
             } else {
                 0
             },
-            cells,
+            figures,
         })
     })();
     // A read transaction: ending it changes nothing either way.
@@ -538,91 +623,9 @@ pub fn state(
     state
 }
 
-// --- the live pages' steps of surveys that show every response, on PostgreSQL ------------
-
-/// One step of a survey's live pages as stored on PostgreSQL: the responses when it was
-/// made, and the counts it published (`None`: nothing yet).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct StoredRelease {
-    pub responses: u64,
-    pub counts: Option<Vec<QuestionCounts>>,
-}
-
-/// The live pages' step of the survey.
-pub fn read(connection: &Conn, survey_id: SurveyId) -> Result<Option<StoredRelease>, AppError> {
-    let row: Option<(i64, Option<String>)> = connection
-        .prepare_cached("SELECT responses, counts FROM releases WHERE survey_id = ?1 AND view = 0")?
-        .query_row([survey_id.get()], |row| Ok((row.get(0)?, row.get(1)?)))
-        .optional()?;
-    let Some((responses, counts)) = row else {
-        return Ok(None);
-    };
-    Ok(Some(StoredRelease {
-        responses: count_from_sql(responses)?,
-        counts: counts.as_deref().map(decode_counts).transpose()?,
-    }))
-}
-
-/// Makes `release` the live pages' step of the survey.
-pub fn write(
-    connection: &Conn,
-    survey_id: SurveyId,
-    release: &StoredRelease,
-) -> Result<(), AppError> {
-    connection.execute(
-        "INSERT INTO releases (survey_id, view, responses, redemptions, counts)
-         VALUES (?1, 0, ?2, 0, ?3)
-         ON CONFLICT (survey_id, view) DO UPDATE SET responses = excluded.responses,
-             counts = excluded.counts",
-        params![
-            survey_id.get(),
-            count_to_sql(release.responses)?,
-            release.counts.as_ref().map(|counts| encode_counts(counts))
-        ],
-    )?;
-    Ok(())
-}
-
-/// `[[question id, [count of report 0, …]], …]`.
-fn encode_counts(counts: &[QuestionCounts]) -> String {
-    let questions: Vec<(i64, &[u64])> = counts
-        .iter()
-        .map(|question| (question.question_id.get(), question.counts.as_slice()))
-        .collect();
-    serde_json::to_string(&questions).expect("integers always serialize")
-}
-
-fn decode_counts(text: &str) -> Result<Vec<QuestionCounts>, AppError> {
-    let questions: Vec<(i64, Vec<u64>)> = serde_json::from_str(text)
-        .map_err(|error| AppError::internal_context("a stored release", error))?;
-    Ok(questions
-        .into_iter()
-        .map(|(id, counts)| QuestionCounts {
-            question_id: QuestionId::from_stored(id),
-            counts,
-        })
-        .collect())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn stored_counts_read_back_as_they_were_written() {
-        let counts = vec![
-            QuestionCounts {
-                question_id: QuestionId::from_stored(7),
-                counts: vec![3, 0, 12],
-            },
-            QuestionCounts {
-                question_id: QuestionId::from_stored(9),
-                counts: vec![1, 1],
-            },
-        ];
-        assert_eq!(decode_counts(&encode_counts(&counts)).unwrap(), counts);
-        assert!(decode_counts("{").is_err());
-    }
 
     #[test]
     fn releases_are_considered_every_k_received_and_with_invitations_every_k_redeemed_too() {
@@ -632,6 +635,18 @@ mod tests {
         assert!(consideration_due(5, (0, 0), (5, 0), false));
         assert!(!consideration_due(5, (5, 5), (9, 10), true));
         assert!(consideration_due(5, (5, 5), (10, 10), true));
+    }
+
+    #[test]
+    fn an_open_cell_needs_k_plus_a_margin_for_withdrawals_and_a_closing_one_k() {
+        // s = max(2, ⌈k/5⌉).
+        let threshold = |k, open| MinCell::parse(k).unwrap().release_threshold(open);
+        assert_eq!(threshold(5, true), 7);
+        assert_eq!(threshold(10, true), 12);
+        assert_eq!(threshold(11, true), 14);
+        assert_eq!(threshold(100, true), 120);
+        assert_eq!(threshold(5, false), 5);
+        assert_eq!(threshold(10, false), 10);
     }
 
     #[test]

@@ -75,17 +75,9 @@ impl Database {
     ) -> Result<Stored, AppError> {
         let record_id = response_id.record_id();
         let tag = self.withdrawal_key().tag(response_id);
-        let (survey_id, released_only) = (survey.id, survey.shows_released_only());
+        let survey_id = survey.id;
         self.write(move |connection| {
-            responses::store_response(
-                connection,
-                survey_id,
-                &record_id,
-                &tag,
-                &submission,
-                token,
-                released_only,
-            )
+            responses::store_response(connection, survey_id, &record_id, &tag, &submission, token)
         })
         .await
     }

@@ -41,8 +41,7 @@ pub enum TokenCheck {
 /// token's hash goes into `spent_tokens` in this transaction, the response into
 /// `stored_responses`: no row names the other).
 ///
-/// For a survey that shows its owner released responses only (`released_only`), the new
-/// response starts unreleased and may bring a consideration of releases
+/// The new response starts unreleased and may bring a consideration of releases
 /// ([`super::releases::record_arrival`]).
 pub fn store_response(
     connection: &Conn,
@@ -51,7 +50,6 @@ pub fn store_response(
     withdrawal_tag: &WithdrawalTag,
     submission: &Submission,
     token: TokenCheck,
-    released_only: bool,
 ) -> Result<Stored, AppError> {
     // One statement reads all the writer must know first (the stored reports under this
     // id, whether it was withdrawn, the survey's state): on PostgreSQL each statement is a
@@ -144,9 +142,7 @@ pub fn store_response(
         .map(|report| (report.question_id.get(), i64::from(report.report)))
         .collect();
     count_reports(connection, &reports, 1)?;
-    if released_only {
-        super::releases::record_arrival(connection, survey_id, record_id)?;
-    }
+    super::releases::record_arrival(connection, survey_id, record_id)?;
     if let Some(target) = rule.target_responses() {
         close_at_target(connection, survey_id, target)?;
     }
@@ -279,7 +275,7 @@ pub fn withdraw_response(
         }
     }
     let (survey_id, reports): (i64, Vec<u8>) = deleted.ok_or(AppError::NotFound("response"))?;
-    let (reports, groupings) = decode_response(&reports)?;
+    let (reports, _) = decode_response(&reports)?;
     let counted: Vec<(i64, i64)> = reports
         .iter()
         .map(|report| (report.question_id.get(), i64::from(report.report)))
@@ -290,7 +286,6 @@ pub fn withdraw_response(
         SurveyId::from_stored(survey_id),
         record_id,
         &reports,
-        &groupings,
     )?;
     connection.execute(
         "INSERT INTO withdrawn_responses (survey_id, tag) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
@@ -354,43 +349,22 @@ pub struct ExportRow {
     pub groupings: std::sync::Arc<[StoredGrouping]>,
 }
 
-/// The responses a read covers: every stored one, or only the released ones (a survey that
-/// shows its owner released responses only; docs/design.md, invariant 11).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Covering {
-    Stored,
-    Released,
-}
-
-impl Covering {
-    /// The condition on `all_responses` (aliased `r`) that keeps what is covered.
-    fn condition(self) -> &'static str {
-        match self {
-            Self::Stored => "1 = 1",
-            Self::Released => {
-                "NOT EXISTS (SELECT 1 FROM unreleased_responses u
-                             WHERE u.survey_id = r.survey_id AND u.record_id = r.record_id)"
-            }
-        }
-    }
-}
-
-/// The reports of the next `max_responses` responses after `after`, by record id (keyset
-/// pagination: each page is one short read, whatever the table size).
-pub fn export_page(
+/// The reports of the next `max_responses` responses in the figures (released, in a
+/// release not withheld) after `after`, by record id (keyset pagination: each page is one
+/// short read, whatever the table size).
+pub(super) fn export_page(
     connection: &Conn,
     survey_id: SurveyId,
     after: Option<&RecordId>,
     max_responses: u32,
-    covering: Covering,
 ) -> Result<Vec<ExportRow>, AppError> {
-    let sql = format!(
+    let statement = connection.prepare_cached(
         "SELECT r.record_id, r.reports FROM all_responses r
-         WHERE r.survey_id = ?1 AND r.record_id > ?2 AND {}
+         JOIN release_members m ON m.survey_id = r.survey_id AND m.record_id = r.record_id
+         JOIN cell_releases c ON c.survey_id = m.survey_id AND c.release_id = m.release_id
+         WHERE r.survey_id = ?1 AND r.record_id > ?2 AND c.withheld = 0
          ORDER BY r.record_id LIMIT ?3",
-        covering.condition()
-    );
-    let statement = connection.prepare_cached(&sql)?;
+    )?;
     let after: &[u8] = after.map_or(&[], |record_id| record_id.as_bytes());
     let mut page = Vec::new();
     statement.for_each_row(params![survey_id.get(), after, max_responses], |row| {
@@ -409,39 +383,4 @@ pub fn export_page(
         Ok::<_, AppError>(())
     })?;
     Ok(page)
-}
-
-/// The table of report pairs of two questions over a survey's responses, row-major
-/// (`r1 · k2 + r2`), for a cross-tabulation: one read of every response (these pairs are
-/// not tallied as the reports are).
-pub fn report_pairs(
-    connection: &Conn,
-    survey_id: SurveyId,
-    (first, second): (QuestionId, QuestionId),
-    (rows, columns): (usize, usize),
-    covering: Covering,
-) -> Result<Vec<u64>, AppError> {
-    let sql = format!(
-        "SELECT r.reports FROM all_responses r WHERE r.survey_id = ?1 AND {}",
-        covering.condition()
-    );
-    let statement = connection.prepare_cached(&sql)?;
-    let mut table = vec![0_u64; rows * columns];
-    statement.for_each_row([survey_id.get()], |row| {
-        let (reports, _) = decode_response(&row.get::<_, Vec<u8>>(0)?)?;
-        let find = |id: QuestionId| {
-            reports
-                .iter()
-                .find(|r| r.question_id == id)
-                .map(|r| r.report)
-        };
-        if let (Some(r1), Some(r2)) = (find(first), find(second)) {
-            let (r1, r2) = (usize::from(r1), usize::from(r2));
-            if r1 < rows && r2 < columns {
-                table[r1 * columns + r2] += 1;
-            }
-        }
-        Ok::<_, AppError>(())
-    })?;
-    Ok(table)
 }

@@ -5,13 +5,11 @@
 
 use super::accounts;
 use super::closing;
-use std::sync::Arc;
 
-use super::counts::QuestionCounts;
 use super::queries::{self, SurveySummary};
 use super::redemptions;
-use super::releases::{ReleaseState, ReleasedCell, StoredRelease};
-use super::responses::{self, Covering, ExportRow};
+use super::released::ExportPermit;
+use super::responses::{self, ExportRow};
 use super::Database;
 use crate::domain::{
     CompletionUrl, DefinedQuestion, EmbedOrigins, InvitationHash, InvitationKey, QuestionId,
@@ -47,22 +45,16 @@ pub enum Rearrangement {
 
 impl Database {
     /// One page of an export: up to `max_responses` rows after `after` in record-id order,
-    /// of the responses `covering` names.
+    /// of the responses in the figures of a closed survey (the permit says it is closed).
     pub async fn export_page(
         &self,
         survey_id: SurveyId,
         after: Option<RecordId>,
         max_responses: u32,
-        covering: Covering,
+        _: ExportPermit,
     ) -> Result<Vec<ExportRow>, AppError> {
         self.read(move |connection| {
-            responses::export_page(
-                connection,
-                survey_id,
-                after.as_ref(),
-                max_responses,
-                covering,
-            )
+            responses::export_page(connection, survey_id, after.as_ref(), max_responses)
         })
         .await
     }
@@ -97,41 +89,10 @@ impl Database {
         .await
     }
 
-    /// [`Database::owned_survey`] with its reports' counts, read on one connection so
-    /// that both describe the same moment.
-    pub async fn owned_survey_with_counts(
-        &self,
-        slug: Slug,
-        owner: ResearcherId,
-    ) -> Result<(Survey, Vec<QuestionCounts>), AppError> {
-        self.read(move |connection| {
-            let survey = queries::find_owned_survey(connection, &slug, owner)?
-                .ok_or(AppError::NotFound("survey"))?;
-            let counts = super::counts::survey_report_counts(connection, survey.id)?;
-            Ok((survey, counts))
-        })
-        .await
-    }
-
     /// Every survey of `owner`, as the survey list shows them.
     pub async fn owned_surveys(&self, owner: ResearcherId) -> Result<Vec<SurveySummary>, AppError> {
         self.read(move |connection| queries::list_owned_surveys(connection, owner))
             .await
-    }
-
-    /// The joint table of two questions' reports (`sizes` reports each, row-major) over
-    /// the responses `covering` selects: a cross-tabulation's input.
-    pub async fn report_pairs(
-        &self,
-        survey: SurveyId,
-        questions: (QuestionId, QuestionId),
-        sizes: (usize, usize),
-        covering: Covering,
-    ) -> Result<Vec<u64>, AppError> {
-        self.read(move |connection| {
-            responses::report_pairs(connection, survey, questions, sizes, covering)
-        })
-        .await
     }
 
     /// A new draft of `owner` under `slug`, read back as its owner will see it.
@@ -254,26 +215,5 @@ impl Database {
         self.forget_survey(&slug);
         self.live.forget(survey_id);
         Ok(survey_id)
-    }
-
-    /// The release state and the released cells a survey's owner sees now (docs/design.md,
-    /// invariant 11): while `open`, as of the last consideration.
-    pub async fn owner_release_state(
-        &self,
-        survey_id: SurveyId,
-        open: bool,
-    ) -> Result<(ReleaseState, Arc<Vec<ReleasedCell>>), AppError> {
-        self.live.released(self, survey_id, open).await
-    }
-
-    /// The live pages' step in force once `next` is offered (moved on only after a whole
-    /// step of `step` responses).
-    pub async fn live_step(
-        &self,
-        survey_id: SurveyId,
-        step: u64,
-        next: StoredRelease,
-    ) -> Result<Option<StoredRelease>, AppError> {
-        self.live.step(self, survey_id, step, next).await
     }
 }

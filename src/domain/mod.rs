@@ -15,6 +15,7 @@ mod error;
 mod intro;
 mod question;
 mod refusal;
+mod release;
 mod response;
 mod stopping;
 mod submission;
@@ -32,6 +33,7 @@ pub use question::{
     MAX_OPTION_CHARS,
 };
 pub use refusal::Refusal;
+pub use release::{ReleaseReason, ReleaseSummary};
 use response::is_64_lowercase_hex;
 pub use response::{Receipt, RecordId, ResponseId, WithdrawalKey, WithdrawalTag};
 pub use stopping::{ClosingTime, StoppingRule, MAX_TARGET_RESPONSES};
@@ -549,12 +551,6 @@ impl Survey {
             .unwrap_or(self.planned_respondents)
     }
 
-    /// A survey with grouping questions or invitations: its owner sees report-derived
-    /// figures of released responses only, released by cell (docs/design.md, invariant 11).
-    pub fn shows_released_only(&self) -> bool {
-        self.requires_invitation || !self.groupings.is_empty()
-    }
-
     /// Figures computed from the reports are withheld until close (`results_after_close`).
     pub fn results_withheld_until_close(&self) -> bool {
         self.results_after_close && self.status != SurveyStatus::Closed
@@ -676,6 +672,18 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 pub struct MinCell(u32);
 
 impl MinCell {
+    /// The unreleased responses a cell needs to be released: while the survey is open
+    /// k + s, with s = max(2, ⌈k/5⌉), so that a withdrawal or two leave a release at k or
+    /// more; at close, k (docs/design.md, "Releases").
+    pub fn release_threshold(self, open: bool) -> u64 {
+        let k = u64::from(self.0);
+        if open {
+            k + 2.max(k.div_ceil(5))
+        } else {
+            k
+        }
+    }
+
     pub const DEFAULT: u32 = 10;
     /// Below 5, a release would describe too few people to hide one of them.
     pub const MIN: u32 = 5;
@@ -738,17 +746,18 @@ pub struct SurveyDefinitionInput {
     /// `"YYYY-MM-DD"`: the survey and all its data are deleted once this UTC day is over.
     #[schema(format = Date, examples("2027-06-30"))]
     delete_after: Option<String>,
-    /// k (default 10, from 5 to 10 000): every figure the owner sees rests on at least k
-    /// responses (docs/design.md, invariant 11). For a survey with grouping questions or
-    /// invitations, releases are considered every k stored responses and each cell of
-    /// responses (a combination of grouping answers) is released only with at least k new
-    /// ones; other surveys' live pages move in steps of k.
+    /// k (default 10, from 5 to 10 000): every figure the owner sees rests on releases of at
+    /// least k responses (docs/design.md, invariant 11). Releases are considered every k
+    /// stored responses; while open a cell of responses (a combination of grouping answers;
+    /// the whole survey without grouping questions) is released with at least
+    /// k + max(2, ⌈k/5⌉) new ones, at close with k; a release that withdrawals leave with
+    /// fewer than k leaves every figure for good.
     #[serde(default, deserialize_with = "whole_or_null")]
     #[schema(minimum = 5, maximum = 10_000)]
     min_cell: Option<u32>,
     /// No figure computed from the reports before the survey closes (its owner sees counts
-    /// only). Default: true for a survey that requires invitations, false otherwise. Frozen
-    /// when the survey opens.
+    /// only). Default: true for a survey that requires invitations or has grouping
+    /// questions, false otherwise. Frozen when the survey opens.
     #[serde(default)]
     results_after_close: Option<bool>,
     /// Who runs the survey (a person or a group), shown on the form: up to 200 characters,
@@ -970,9 +979,16 @@ impl SurveyDefinition {
             .map(MinCell::parse)
             .transpose()?
             .unwrap_or_default();
+        // Default: no figure before close for a survey with invitations or grouping questions
+        // (an owner who knows who arrived when could solve each batch's answers sent as
+        // given: docs/privacy.md, "The price of live breakdowns").
+        let has_groupings = definition
+            .questions
+            .iter()
+            .any(|question| matches!(question, DefinedQuestion::Grouping(_)));
         definition.results_after_close = input
             .results_after_close
-            .unwrap_or(input.requires_invitation);
+            .unwrap_or(input.requires_invitation || has_groupings);
         definition.stopping_rule = StoppingRule::parse(
             input.target_responses,
             input.closes_at.as_deref(),
@@ -1037,7 +1053,8 @@ impl SurveyDefinition {
             planned_respondents: DEFAULT_PLANNED_RESPONDENTS,
             requires_invitation: false,
             delete_after: None,
-            min_cell: MinCell::default(),
+            // The smallest k: the demo's first figures appear after a handful of answers.
+            min_cell: MinCell(MinCell::MIN),
             results_after_close: false,
             intro: SurveyIntro::default(),
             stopping_rule: StoppingRule::NONE,

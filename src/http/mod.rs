@@ -90,7 +90,6 @@ pub const STRICT_TRANSPORT_SECURITY: &str = "max-age=63072000; includeSubDomains
 /// Builds the server on an already bound listener (tests bind port 0).
 pub fn server(listener: TcpListener, db: Database, settings: Settings) -> std::io::Result<Server> {
     let db = web::Data::new(db);
-    let releases = web::Data::new(crate::live::Releases);
     let workers = settings.workers;
     let public_url = web::Data::new(ConfiguredPublicUrl(settings.public_url.clone()));
     let body_read_timeout = settings.body_read_timeout;
@@ -111,7 +110,6 @@ pub fn server(listener: TcpListener, db: Database, settings: Settings) -> std::i
         let hsts = settings.hsts;
         App::new()
             .app_data(db.clone())
-            .app_data(releases.clone())
             .app_data(limits.clone())
             .app_data(public_url.clone())
             .app_data(web::PathConfig::default().error_handler(path_error))

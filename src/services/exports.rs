@@ -3,17 +3,17 @@
 use actix_web::web::Bytes;
 use futures_util::stream::Stream;
 
-use super::results::{covering, refuse_while_blinded};
+use super::results::refuse_while_blinded;
 use super::surveys::find_owned;
 use super::ServiceError;
 use crate::codebook::{self, Codebook};
 use crate::db::Database;
-use crate::domain::{ResearcherId, Survey, SurveyStatus};
+use crate::domain::{ResearcherId, Survey};
 use crate::error::AppError;
 use crate::export::{stream_export, ExportFormat};
 
-/// An owned survey and its export's rows, streamed; refused while the survey is blinded, and
-/// while a survey that shows released responses only is open.
+/// An owned survey and its export's rows (its responses in the figures), streamed; refused
+/// while the survey is blinded, and while it is open.
 pub async fn owned_export(
     db: &Database,
     slug: &str,
@@ -22,11 +22,13 @@ pub async fn owned_export(
 ) -> Result<(Survey, impl Stream<Item = Result<Bytes, AppError>>), ServiceError> {
     let survey = find_owned(db, slug, owner).await?;
     refuse_while_blinded(&survey, "its export")?;
-    if survey.shows_released_only() && survey.status != SurveyStatus::Closed {
-        // Each export would tell which responses arrived since the last: one row apiece.
-        return Err(ServiceError::ExportWithheld);
-    }
-    let rows = stream_export(db.clone(), &survey, format, covering(&survey))?;
+    let released = db.released(&survey).await?;
+    // While open, each export would tell which responses arrived since the last: one row
+    // apiece.
+    let permit = released
+        .export_permit(&survey)
+        .ok_or(ServiceError::ExportWithheld)?;
+    let rows = stream_export(db.clone(), &survey, format, permit)?;
     Ok((survey, rows))
 }
 

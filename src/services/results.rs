@@ -1,69 +1,25 @@
-//! What an owner may see of a survey's reports, and when: results (every response's, or the
-//! released ones; docs/design.md, invariant 11), breakdowns, cross-tabulations, and the
-//! refusals while a survey is blinded or withholds its results until it closes.
+//! What an owner may see of a survey's reports, and when: results, breakdowns and
+//! cross-tabulations, all from its released figures (`crate::db::released`; docs/design.md,
+//! invariant 11), and the refusals while a survey is blinded or withholds its results until
+//! it closes.
 
 use super::ServiceError;
 use crate::breakdown::{self, Breakdown};
-use crate::db::{responses, Database};
+use crate::db::Database;
 use crate::domain::{ResearcherId, Slug, Survey};
 use crate::joint;
-use crate::live::Releases;
 use crate::results::{self, Asked, SurveyResults};
 
-/// An owned survey and its results, for the API: every response's, or for a survey with
-/// grouping questions or invitations its released responses' (docs/design.md, invariant
-/// 11).
+/// An owned survey and its results, from its released figures (the API and the pages alike).
 pub async fn owned_results(
     db: &Database,
-    releases: &Releases,
     slug: &str,
     researcher: ResearcherId,
     asked: Asked,
 ) -> Result<(Survey, SurveyResults), ServiceError> {
-    owned_counted(db, releases, slug, researcher, asked, Counting::Every).await
-}
-
-/// [`owned_results`] as the live pages show them: released responses for a survey with
-/// grouping questions or invitations (as the API), steps of `min_cell` for the others.
-pub async fn owned_live_results(
-    db: &Database,
-    releases: &Releases,
-    slug: &str,
-    researcher: ResearcherId,
-    asked: Asked,
-) -> Result<(Survey, SurveyResults), ServiceError> {
-    owned_counted(db, releases, slug, researcher, asked, Counting::LiveSteps).await
-}
-
-/// What the figures of a survey without grouping questions or invitations count.
-enum Counting {
-    /// Every stored response (the API).
-    Every,
-    /// The live pages' steps of `min_cell` responses.
-    LiveSteps,
-}
-
-async fn owned_counted(
-    db: &Database,
-    releases: &Releases,
-    slug: &str,
-    researcher: ResearcherId,
-    asked: Asked,
-    counting: Counting,
-) -> Result<(Survey, SurveyResults), ServiceError> {
-    let (survey, tallies) = db
-        .owned_survey_with_counts(Slug::parse(slug)?, researcher)
-        .await?;
-    if survey.shows_released_only() {
-        let released = releases.released(db, &survey).await?;
-        let computed = results::compute_released(&survey, &released, asked)?;
-        return Ok((survey, computed));
-    }
-    let counted = match counting {
-        Counting::Every => tallies,
-        Counting::LiveSteps => releases.live_counts(db, &survey, tallies).await?,
-    };
-    let computed = results::compute_asked(&survey, &counted, asked)?;
+    let survey = db.owned_survey(Slug::parse(slug)?, researcher).await?;
+    let released = db.released(&survey).await?;
+    let computed = results::compute_released(&survey, &released, asked)?;
     Ok((survey, computed))
 }
 
@@ -85,18 +41,8 @@ pub fn refuse_while_blinded(survey: &Survey, what: &'static str) -> Result<(), S
     Ok(())
 }
 
-/// The responses a read of an owned survey covers: its released ones for a survey with
-/// grouping questions or invitations, every stored one otherwise.
-pub fn covering(survey: &Survey) -> responses::Covering {
-    if survey.shows_released_only() {
-        responses::Covering::Released
-    } else {
-        responses::Covering::Stored
-    }
-}
-
-/// An owned survey's cross-tabulation of two of its questions (`?joint=q1,q2`); of a survey
-/// with grouping questions or invitations, of its released responses only.
+/// An owned survey's cross-tabulation of two of its questions (`?joint=q1,q2`), from its
+/// released figures.
 pub async fn owned_joint(
     db: &Database,
     slug: &str,
@@ -111,17 +57,14 @@ pub async fn owned_joint(
     refuse_while_blinded(&survey, "a cross-tabulation")?;
     refuse_until_close(&survey, "a cross-tabulation")?;
     let (one, two) = joint::questions(&survey, first, second)?;
-    let (survey_id, ids, covering) = (survey.id, (one.id, two.id), covering(&survey));
-    let sizes = (one.design.reports(), two.design.reports());
-    let table = db.report_pairs(survey_id, ids, sizes, covering).await?;
-    Ok(joint::compute(&survey, &one, &two, &table, confidence)?)
+    let released = db.released(&survey).await?;
+    Ok(joint::compute(&survey, &one, &two, &released, confidence)?)
 }
 
 /// An owned survey's breakdown by one of its grouping questions, from its released cells
 /// (the API and the workspace alike).
 pub async fn owned_breakdown(
     db: &Database,
-    releases: &Releases,
     slug: &str,
     researcher: ResearcherId,
     by: i64,
@@ -136,7 +79,7 @@ pub async fn owned_breakdown(
         .find(|grouping| grouping.id.get() == by)
         .cloned()
         .ok_or(ServiceError::NotAGroupingQuestion { id: by })?;
-    let released = releases.released(db, &survey).await?;
+    let released = db.released(&survey).await?;
     Ok(breakdown::compute(
         &survey, &grouping, &released, confidence,
     )?)

@@ -90,8 +90,9 @@ async fn each_share_has_one_sided_bounds_and_a_test_that_follow_the_primary_inte
 async fn a_survey_watched_live_tests_with_the_anytime_p_value() {
     let app = spawn_app().await;
     let token = app.researcher_with_token("owner@example.org").await;
-    let (slug, ids) = open(&app, &token, two_questions(json!({}))).await;
-    for index in 0..6u8 {
+    // k = 5: ten responses are a release (k + 2) at the consideration at 10.
+    let (slug, ids) = open(&app, &token, two_questions(json!({"min_cell": 5}))).await;
+    for index in 0..10u8 {
         app.submit_ok(
             &slug,
             json!({ ids[0].to_string(): 1, ids[1].to_string(): index % 3 }),
@@ -112,8 +113,9 @@ async fn a_survey_watched_live_tests_with_the_anytime_p_value() {
 async fn simultaneous_intervals_divide_beta_among_every_target_of_the_survey() {
     let app = spawn_app().await;
     let token = app.researcher_with_token("owner@example.org").await;
-    let (slug, ids) = open(&app, &token, two_questions(json!({}))).await;
-    for index in 0..9u8 {
+    // k = 5: ten responses are a release (k + 2) at the consideration at 10.
+    let (slug, ids) = open(&app, &token, two_questions(json!({"min_cell": 5}))).await;
+    for index in 0..10u8 {
         app.submit_ok(
             &slug,
             json!({ ids[0].to_string(): index % 2, ids[1].to_string(): index % 3 }),
@@ -180,7 +182,11 @@ async fn a_cross_tabulation_estimates_the_joint_shares_and_the_conditional_propo
     )
     .await;
     assert_eq!(joint["questions"], json!([ids[0], ids[1]]));
-    assert_eq!(joint["n"], 30);
+    // From the released figures, as every view: the first 20 made a release at the
+    // consideration at 20; the last ten are fewer than a release needs (k + 2 = 12).
+    assert_eq!(joint["n"], 20);
+    let results = get(&app, &token, &format!("/api/surveys/{slug}/results")).await;
+    assert_eq!(results["release"]["released_responses"], 20);
     assert_eq!(joint["rows"], json!(["No", "Yes"]));
     assert_eq!(joint["columns"], json!(["a", "b", "c"]));
     assert_eq!(joint["primary"], "anytime");

@@ -1,8 +1,8 @@
 //! Breakdowns by a grouping question (`?by=`) under the release model (docs/design.md,
 //! invariant 11; k = `min_cell`): each group is the sum of the released cells that gave its
-//! answer, a cell is released whole once it holds k new responses at a consideration (every
-//! k responses received, and at close), and what never made k stays out of every figure,
-//! every export and every subtraction.
+//! answer, a cell is released whole once it holds k + 2 new responses at a consideration
+//! (every k responses received; k at close), and what never made k stays out of every
+//! figure, every export and every subtraction.
 
 use serde_json::{json, Value};
 
@@ -44,8 +44,8 @@ fn implied_yes(n: u64, estimate: f64) -> f64 {
 async fn a_group_of_k_minus_one_is_absent_from_results_exports_and_every_subtraction() {
     let app = spawn_app().await;
     let (token, slug, grouping, ids) = open_grouped(&app, &definition(json!({}))).await;
-    // Judo: 5, released at the consideration at 5; Chess: 7, of which 5 released at 10;
-    // Rowing: 4 (= k − 1), with 4 reported yes, never released.
+    // Judo: 5, released at close (k); Chess: 7, released at the consideration at 15 (k + 2
+    // while open); Rowing: 4 (= k − 1), with 4 reported yes, never released.
     let members: [(u8, &[u8]); 3] = [
         (1, &[0, 1, 0, 0, 1]),
         (2, &[1, 0, 1, 0, 0, 1, 1]),
@@ -66,21 +66,18 @@ async fn a_group_of_k_minus_one_is_absent_from_results_exports_and_every_subtrac
     assert_eq!(groups[0]["suppressed"], true);
     assert!(groups[0]["n"].is_null());
     assert_eq!(groups[0]["questions"], json!([]));
-    assert_eq!(groups[1]["n"], 5);
-    assert_eq!(
-        groups[2]["n"], 5,
-        "Chess's two late ones are withheld with Rowing"
-    );
+    assert_eq!(groups[1]["n"], 5, "Judo at close");
+    assert_eq!(groups[2]["n"], 7, "Chess at the consideration at 15");
 
     // Every published (n, reported yes) — overall and each group shown — and every
     // difference of them: none is Rowing's (4, 4), nor any part of it.
     let overall = app.results(&token, &slug).await;
-    assert_eq!(overall["release"]["withheld_responses"], 6);
+    assert_eq!(overall["release"]["withheld_responses"], 4);
     let whole = (
         overall["questions"][0]["n"].as_u64().unwrap(),
         overall["questions"][0]["reported_yes"].as_f64().unwrap(),
     );
-    assert_eq!(whole.0, 10);
+    assert_eq!(whole.0, 12);
     let published: Vec<(u64, f64)> = groups
         .iter()
         .filter(|group| group["suppressed"] == false)
@@ -117,12 +114,12 @@ async fn a_group_of_k_minus_one_is_absent_from_results_exports_and_every_subtrac
         .collect();
     assert_eq!(
         cells.len(),
-        10,
+        12,
         "one row per released response and question"
     );
     assert!(!cells.contains(&"Rowing"));
     assert_eq!(cells.iter().filter(|c| **c == "Judo").count(), 5);
-    assert_eq!(cells.iter().filter(|c| **c == "Chess").count(), 5);
+    assert_eq!(cells.iter().filter(|c| **c == "Chess").count(), 7);
     let codebook: Value = app
         .owner_get(&token, &format!("/api/surveys/{slug}/codebook.json"))
         .await
@@ -143,7 +140,10 @@ async fn a_group_of_k_minus_one_is_absent_from_results_exports_and_every_subtrac
 #[tokio::test]
 async fn refreshing_after_each_new_response_shows_no_change_between_considerations() {
     let app = spawn_app().await;
-    let (token, slug, grouping, ids) = open_grouped(&app, &definition(json!({}))).await;
+    // Live breakdowns, turned on by the owner (the default for a grouped survey is results
+    // after close).
+    let (token, slug, grouping, ids) =
+        open_grouped(&app, &definition(json!({"results_after_close": false}))).await;
     let before = app.breakdown(&token, &slug, grouping).await;
     assert!(before["released_responses"].is_null());
     assert_eq!(before["next_release_at"], 5);
@@ -165,9 +165,11 @@ async fn refreshing_after_each_new_response_shows_no_change_between_consideratio
         }
         last = now;
     }
-    // Rowing (4 in every 6) first reaches 5 new ones at the consideration at 10.
+    // Rowing (4 in every 6) first reaches k + 2 = 7 new ones at the consideration at 10,
+    // then again at 20; the six since wait, as Judo's and Chess's five each do.
     assert_eq!(moves.first(), Some(&10), "{moves:?}");
-    assert!(last["groups"][0]["n"].as_u64().unwrap() >= 15);
+    assert_eq!(last["groups"][0]["n"], 14);
+    assert_eq!(last["groups"][1]["suppressed"], true);
 }
 
 #[tokio::test]
@@ -221,15 +223,19 @@ async fn two_groups_shown_give_their_difference_with_an_interval_and_a_test() {
 #[tokio::test]
 async fn a_blinded_breakdown_gives_group_counts_only() {
     let app = spawn_app().await;
-    let (token, slug, grouping, ids) =
-        open_grouped(&app, &definition(json!({"target_responses": 100}))).await;
+    let (token, slug, grouping, ids) = open_grouped(
+        &app,
+        &definition(json!({"target_responses": 100, "results_after_close": false})),
+    )
+    .await;
     app.breakdown(&token, &slug, grouping).await;
-    for index in 0..15u8 {
+    // Seven of groups 0 and 1 by the consideration at 20: released.
+    for index in 0..21u8 {
         send(&app, &slug, grouping, ids[0], index % 3, 1).await;
     }
     let by = app.breakdown(&token, &slug, grouping).await;
     assert_eq!(by["blinded"], true);
-    assert_eq!(by["groups"][1]["n"], 5);
+    assert_eq!(by["groups"][1]["n"], 7);
     let question = &by["groups"][1]["questions"][0];
     assert!(question["estimate"].is_null() && question["primary"].is_null());
     assert!(question["intervals"]["anytime"].is_null());
@@ -254,7 +260,7 @@ async fn by_must_name_one_of_the_surveys_grouping_questions() {
 async fn the_results_page_shows_the_released_groups_and_the_difference_in_words() {
     let app = spawn_app().await;
     let (token, slug, grouping, ids) = open_grouped(&app, &definition(json!({}))).await;
-    // Judo 5 (released at 5), Chess 6 (5 released at 10), Rowing 2 (withheld).
+    // Judo 5 and Chess 6 (released at close), Rowing 2 (withheld).
     for (group, count) in [(1u8, 5), (2, 6), (0, 2)] {
         for index in 0..count {
             send(
@@ -280,7 +286,7 @@ async fn the_results_page_shows_the_released_groups_and_the_difference_in_words(
     let section = &section[..section.find("</section>").unwrap()];
     assert!(section.contains("Breakdown by Sport"));
     assert!(
-        section.contains("the breakdown holds its 10 released responses"),
+        section.contains("the breakdown holds its 11 released responses"),
         "{section}"
     );
     assert!(section.contains("Nothing released yet: Rowing."));

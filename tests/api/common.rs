@@ -327,6 +327,15 @@ impl TestApp {
     }
 
     /// A researcher, a token and an open survey with one question per ε.
+    /// Closes an open survey (`POST …/close`), so that its releases are considered a last
+    /// time and its export may be made.
+    pub async fn close(&self, token: &str, slug: &str) {
+        let closed = self
+            .owner_post(token, &format!("/api/surveys/{slug}/close"))
+            .await;
+        assert_eq!(closed.status(), 200, "{slug} closes");
+    }
+
     pub async fn open_survey(&self, epsilons: &[f64]) -> (String, String, Vec<i64>) {
         let token = self.researcher_with_token("owner@example.org").await;
         let (slug, ids) = self.draft_survey(&token, epsilons).await;

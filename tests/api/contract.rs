@@ -7,7 +7,22 @@ use serde_json::{json, Value};
 async fn a_survey_goes_from_creation_through_responses_to_results_exports_and_codebook() {
     let app = spawn_app().await;
     let token = app.researcher_with_token("owner@example.org").await;
-    let (slug, ids) = app.draft_survey(&token, &[0.5, 2.0]).await;
+    let mut definition = survey_definition(&[0.5, 2.0]);
+    // k = 5: the five responses below make one release when the survey closes.
+    definition["min_cell"] = json!(5);
+    let created: Value = app
+        .create_survey(&token, &definition)
+        .await
+        .json()
+        .await
+        .unwrap();
+    let slug = created["slug"].as_str().unwrap().to_owned();
+    let ids: Vec<i64> = created["questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| q["id"].as_i64().unwrap())
+        .collect();
 
     let opened = app
         .owner_post(&token, &format!("/api/surveys/{slug}/open"))
@@ -24,6 +39,25 @@ async fn a_survey_goes_from_creation_through_responses_to_results_exports_and_co
         )
         .await;
     }
+    // While open, five are fewer than a release needs (k + 2 = 7): counted, not shown; and
+    // no export, whose rows would tell which responses arrived since the last one.
+    let waiting = app.results(&token, &slug).await;
+    assert_eq!(waiting["responses"], 5);
+    assert_eq!(waiting["questions"][0]["n"], 0);
+    assert_eq!(
+        waiting["release"],
+        json!({"considered_at": 5, "released_responses": 0, "withheld_responses": 5,
+               "reason": "waiting"})
+    );
+    let early = app
+        .owner_get(&token, &format!("/api/surveys/{slug}/export.csv"))
+        .await;
+    assert_eq!(early.status(), 409);
+    assert_eq!(error_code(early).await, "export_withheld");
+    let closed = app
+        .owner_post(&token, &format!("/api/surveys/{slug}/close"))
+        .await;
+    assert_eq!(closed.status(), 200);
 
     let results = app.results(&token, &slug).await;
     let questions = results["questions"].as_array().unwrap();
@@ -121,11 +155,6 @@ async fn a_survey_goes_from_creation_through_responses_to_results_exports_and_co
     assert!(rows
         .iter()
         .all(|row| row[6] == "yes_no" && row[7].is_empty()));
-
-    let closed = app
-        .owner_post(&token, &format!("/api/surveys/{slug}/close"))
-        .await;
-    assert_eq!(closed.status(), 200);
 }
 
 #[tokio::test]

@@ -263,7 +263,7 @@ async fn a_report_out_of_its_types_range_is_a_400_invalid_report() {
 #[tokio::test]
 async fn a_definition_of_the_first_release_is_a_mirrored_yes_no_question() {
     let app = spawn_app().await;
-    let definition = json!({"title": "Old", "questions": [
+    let definition = json!({"title": "Old", "min_cell": 5, "questions": [
         {"text": "Old style?", "epsilon": 1.0986, "required": true}
     ]});
     let (token, slug, ids) = open(&app, &definition).await;
@@ -272,9 +272,12 @@ async fn a_definition_of_the_first_release_is_a_mirrored_yes_no_question() {
     assert_eq!(question["type"], "yes_no");
     assert_eq!(question["design"], "mirrored");
     assert_eq!(question["epsilon"], 1.0986);
-    app.submit_ok(&slug, json!({ ids[0].to_string(): 1 })).await;
+    for _ in 0..5 {
+        app.submit_ok(&slug, json!({ ids[0].to_string(): 1 })).await;
+    }
+    app.close(&token, &slug).await;
     let results = app.results(&token, &slug).await;
-    assert_eq!(results["questions"][0]["reported_yes"], 1);
+    assert_eq!(results["questions"][0]["reported_yes"], 5);
     assert!(results["questions"][0]["estimate"].is_f64());
 }
 
@@ -431,6 +434,7 @@ async fn results_exports_and_codebook_follow_each_questions_type_and_design() {
 
     // The CSV export: the header, each row's values are the crate's, and each question's
     // means of them are the results' estimates.
+    app.close(&token, &slug).await;
     let csv = app.export_csv(&token, &slug).await;
     let mut lines = csv.lines();
     assert_eq!(

@@ -489,6 +489,7 @@ async fn results_exports_and_the_codebook_are_never_stored_by_a_browser_or_proxy
     let app = spawn_app().await;
     let (token, slug, ids) = app.open_survey(&[1.0]).await;
     app.submit_ok(&slug, json!({ ids[0].to_string(): 1 })).await;
+    app.close(&token, &slug).await;
     for path in ["results", "export.csv", "export.ndjson", "codebook.json"] {
         let response = app
             .owner_get(&token, &format!("/api/surveys/{slug}/{path}"))

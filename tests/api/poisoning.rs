@@ -149,9 +149,10 @@ async fn fake_submissions_move_an_open_survey_within_the_bound_and_invitations_s
             assert_eq!(status, if attempt == 0 { 201 } else { 409 });
         }
     }
+    app.close(&token, &closed).await;
     let results = app.results(&token, &closed).await;
     assert_eq!(
         results["questions"][0]["n"], 5,
-        "five invitations, five responses (released together at the consideration at 5)"
+        "five invitations, five responses (released together at close)"
     );
 }

@@ -9,7 +9,8 @@ use crate::common::{spawn_app, spawn_app_with, test_settings, TestApp};
 use crate::workspace::{question_ids, signed_in, Browser};
 use deniable::http::PublicUrl;
 
-/// An open one-question survey with 10 responses (min_cell): estimates are shown.
+/// An open one-question survey with 20 responses: released at the consideration at 20
+/// (k + 2 = 12 new ones), so estimates are shown.
 async fn open_survey_with_responses(app: &TestApp, researcher: &mut Browser) -> String {
     let slug = researcher
         .create_draft("Live vote", "Have you ever cheated?")
@@ -19,7 +20,7 @@ async fn open_survey_with_responses(app: &TestApp, researcher: &mut Browser) -> 
         .await;
     assert_eq!(opened.status(), 303);
     let id = question_ids(app, &slug).await[0];
-    for answer in [1, 0, 1, 1, 0, 0, 1, 0, 1, 1] {
+    for answer in [1, 0, 1, 1, 0, 0, 1, 0, 1, 1, 1, 0, 1, 1, 0, 0, 1, 0, 1, 1] {
         app.submit_ok(&slug, json!({ id.to_string(): answer }))
             .await;
     }
@@ -57,7 +58,7 @@ async fn the_switch_hides_the_estimates_until_revealed_and_the_interval_is_as_la
         "not in the page at all"
     );
     assert!(!hidden.contains("data-field=\"anytime\""));
-    assert!(hidden.contains("<span data-field=\"respondents\">10</span> responses"));
+    assert!(hidden.contains("<span data-field=\"respondents\">20</span> responses"));
     // Revealing keeps the page's confidence level.
     let revealed = researcher
         .get_html(&format!("/surveys/{slug}/present?confidence=0.99"))

@@ -7,9 +7,11 @@ use serde_json::{json, Value};
 
 use crate::common::{error_code, spawn_app, TestApp};
 
+/// k = 5: released with 7 new responses at a consideration while open, with 5 at close.
 fn definition(rule: Value) -> Value {
     let mut definition = json!({
         "title": "Exam honesty",
+        "min_cell": 5,
         "questions": [
             {"text": "Have you ever cheated on an exam?", "epsilon": 1.0},
             {"text": "How often?", "type": "ordinal", "epsilon": 1.0,
@@ -85,7 +87,8 @@ async fn a_survey_watched_live_leads_with_the_anytime_interval_open_and_after_cl
     let app = spawn_app().await;
     let token = app.researcher_with_token("owner@example.org").await;
     let (slug, ids) = open_with(&app, &token, json!({})).await;
-    for yes in [1, 0, 1] {
+    // Ten: a release at the consideration at 10.
+    for yes in [1, 0, 1, 1, 0, 1, 0, 0, 1, 1] {
         assert_eq!(answer(&app, &slug, &ids, yes).await.status(), 201);
     }
     for phase in ["open", "closed"] {
@@ -111,9 +114,9 @@ async fn a_survey_fixed_by_a_target_is_blinded_then_closes_itself_at_the_target_
 ) {
     let app = spawn_app().await;
     let token = app.researcher_with_token("owner@example.org").await;
-    let (slug, ids) = open_with(&app, &token, json!({"target_responses": 3})).await;
+    let (slug, ids) = open_with(&app, &token, json!({"target_responses": 5})).await;
 
-    for (sent, yes) in [1, 0].into_iter().enumerate() {
+    for (sent, yes) in [1, 0, 1, 0].into_iter().enumerate() {
         assert_eq!(answer(&app, &slug, &ids, yes).await.status(), 201);
         let results = app.results(&token, &slug).await;
         assert_eq!(
@@ -122,13 +125,16 @@ async fn a_survey_fixed_by_a_target_is_blinded_then_closes_itself_at_the_target_
             "blinded after {} responses",
             sent + 1
         );
-        assert_eq!(results["responses"], sent + 1);
-        assert_eq!(results["questions"][0]["n"], sent + 1, "n stays visible");
+        assert_eq!(results["responses"], sent + 1, "the count stays visible");
+        assert_eq!(
+            results["questions"][0]["n"], 0,
+            "nothing released before close"
+        );
         for (place, value) in figures(&results) {
             assert!(value.is_null(), "{place} is {value} while blinded");
         }
         let progress = results["progress"].as_f64().unwrap();
-        assert!((progress - (sent + 1) as f64 / 3.0).abs() < 1e-12);
+        assert!((progress - (sent + 1) as f64 / 5.0).abs() < 1e-12);
         // The export is refused while blinded.
         for format in ["csv", "ndjson"] {
             let export = app
@@ -139,7 +145,7 @@ async fn a_survey_fixed_by_a_target_is_blinded_then_closes_itself_at_the_target_
         }
     }
 
-    // The third response reaches the target: it is accepted, and it is the last one.
+    // The fifth response reaches the target: it is accepted, and it is the last one.
     assert_eq!(answer(&app, &slug, &ids, 1).await.status(), 201);
     let refused = answer(&app, &slug, &ids, 1).await;
     assert_eq!(refused.status(), 409);
@@ -148,10 +154,10 @@ async fn a_survey_fixed_by_a_target_is_blinded_then_closes_itself_at_the_target_
     let results = app.results(&token, &slug).await;
     assert_eq!(results["status"], "closed");
     assert_eq!(results["blinded"], false);
-    assert_eq!(results["responses"], 3);
+    assert_eq!(results["responses"], 5);
     assert_eq!(results["primary"], "exact");
     assert_eq!(results["questions"][0]["primary"], "exact");
-    assert_eq!(results["questions"][0]["reported_yes"], 2);
+    assert_eq!(results["questions"][0]["reported_yes"], 3);
     assert_eq!(results["questions"][1]["options"][2]["primary"], "exact");
     // An ordinal mean has no exact interval: Chernoff leads there.
     assert_eq!(results["questions"][1]["mean"]["primary"], "chernoff");
@@ -172,7 +178,10 @@ async fn a_survey_fixed_by_a_closing_time_closes_on_time_without_any_traffic() {
         + 2;
     let closes_at = format_utc(closes_at);
     let (slug, ids) = open_with(&app, &token, json!({"closes_at": closes_at})).await;
-    assert_eq!(answer(&app, &slug, &ids, 1).await.status(), 201);
+    // Five (k): one release at close.
+    for _ in 0..5 {
+        assert_eq!(answer(&app, &slug, &ids, 1).await.status(), 201);
+    }
     let results = app.results(&token, &slug).await;
     assert_eq!(results["closes_at"], closes_at.as_str());
     assert_eq!(results["blinded"], true);
@@ -182,7 +191,7 @@ async fn a_survey_fixed_by_a_closing_time_closes_on_time_without_any_traffic() {
     let results = app.results(&token, &slug).await;
     assert_eq!(results["status"], "closed", "closed by the timer");
     assert_eq!(results["primary"], "exact");
-    assert_eq!(results["questions"][0]["reported_yes"], 1);
+    assert_eq!(results["questions"][0]["reported_yes"], 5);
     let late = answer(&app, &slug, &ids, 0).await;
     assert_eq!(late.status(), 409);
 }
@@ -213,7 +222,8 @@ async fn unblinding_early_is_recorded_and_makes_the_anytime_interval_primary_for
     let app = spawn_app().await;
     let token = app.researcher_with_token("owner@example.org").await;
     let (slug, ids) = open_with(&app, &token, json!({"target_responses": 100})).await;
-    for yes in [1, 1, 0, 1] {
+    // Ten: a release at the consideration at 10.
+    for yes in [1, 1, 0, 1, 1, 1, 0, 1, 0, 1] {
         assert_eq!(answer(&app, &slug, &ids, yes).await.status(), 201);
     }
     let unblinded = app
@@ -221,13 +231,13 @@ async fn unblinding_early_is_recorded_and_makes_the_anytime_interval_primary_for
         .await;
     assert_eq!(unblinded.status(), 200);
     let body: Value = unblinded.json().await.unwrap();
-    assert_eq!(body["unblinded_at_responses"], 4);
+    assert_eq!(body["unblinded_at_responses"], 10);
 
     let results = app.results(&token, &slug).await;
     assert_eq!(results["blinded"], false);
-    assert_eq!(results["unblinded_at_responses"], 4);
+    assert_eq!(results["unblinded_at_responses"], 10);
     assert_eq!(results["primary"], "anytime");
-    assert_eq!(results["questions"][0]["reported_yes"], 3);
+    assert_eq!(results["questions"][0]["reported_yes"], 7);
 
     // Closing does not bring the exact interval back, and neither does a second request.
     assert_eq!(
@@ -243,7 +253,7 @@ async fn unblinding_early_is_recorded_and_makes_the_anytime_interval_primary_for
     assert_eq!(results["primary"], "anytime");
     assert_eq!(results["questions"][0]["primary"], "anytime");
     assert_eq!(results["questions"][1]["mean"]["primary"], "anytime");
-    assert_eq!(results["unblinded_at_responses"], 4);
+    assert_eq!(results["unblinded_at_responses"], 10);
 
     // The codebook records it too.
     let codebook: Value = app
@@ -254,11 +264,11 @@ async fn unblinding_early_is_recorded_and_makes_the_anytime_interval_primary_for
         .unwrap();
     assert_eq!(codebook["survey"]["plan"], "fixed_in_advance");
     assert_eq!(codebook["survey"]["target_responses"], 100);
-    assert_eq!(codebook["survey"]["unblinded_at_responses"], 4);
+    assert_eq!(codebook["survey"]["unblinded_at_responses"], 10);
     assert!(codebook["survey"]["primary_interval"]
         .as_str()
         .unwrap()
-        .contains("Unblinded at 4 responses"));
+        .contains("Unblinded at 10 responses"));
 }
 
 #[tokio::test]

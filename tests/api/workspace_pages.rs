@@ -94,12 +94,14 @@ async fn a_researcher_builds_a_draft_previews_it_opens_it_and_watches_results() 
         )
         .await;
     }
-    // Fewer than min_cell (10) responses: the page shows none of them yet.
+    // Fewer than a release needs (k + 2 = 12 new responses while open, k = 10): the page
+    // shows none of them yet, and says why.
     let results = researcher
         .get_html(&format!("/surveys/{slug}/results?confidence=0.99"))
         .await;
     assert!(results.contains("data-field=\"n\">0</span>"));
-    for answer in [0, 1, 0, 1, 0, 1] {
+    assert!(results.contains("id=\"first-release\""), "the sentence why");
+    for answer in [0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1] {
         app.submit_ok(
             &slug,
             json!({ ids[0].to_string(): answer, ids[2].to_string(): 1 - answer }),
@@ -109,7 +111,8 @@ async fn a_researcher_builds_a_draft_previews_it_opens_it_and_watches_results() 
     let results = researcher
         .get_html(&format!("/surveys/{slug}/results?confidence=0.99"))
         .await;
-    assert!(results.contains("data-field=\"n\">10</span>"));
+    assert!(results.contains("data-field=\"n\">20</span>"));
+    assert!(!results.contains("id=\"first-release\""));
     assert!(results.contains("option value=\"0.99\" selected"));
     assert!(results.contains("exact for a sample size fixed in advance"));
     assert!(results.contains("Watched live: the anytime interval is primary"));
@@ -123,10 +126,11 @@ async fn a_researcher_builds_a_draft_previews_it_opens_it_and_watches_results() 
     let json = researcher.send(request).await;
     assert_eq!(json.status(), 200);
     let json: Value = json.json().await.unwrap();
-    assert_eq!(json["questions"][0]["n"], 10);
+    assert_eq!(json["questions"][0]["n"], 20);
+    // The export waits for the close, like every survey's; the page says so.
+    assert!(results.contains("after close"));
     let request = researcher.request("GET", &format!("/api/surveys/{slug}/export.csv"));
-    let csv = researcher.send(request).await.text().await.unwrap();
-    assert_eq!(csv.lines().count(), 1 + 10 * 2);
+    assert_eq!(researcher.send(request).await.status(), 409);
 
     let present = researcher
         .get_html(&format!("/surveys/{slug}/present"))
@@ -140,9 +144,12 @@ async fn a_researcher_builds_a_draft_previews_it_opens_it_and_watches_results() 
     let list = researcher.get_html("/surveys").await;
     assert!(list.contains("status-closed"));
     assert!(
-        list.contains(r#"<td data-label="Responses">10</td>"#),
+        list.contains(r#"<td data-label="Responses">20</td>"#),
         "responses so far"
     );
+    let request = researcher.request("GET", &format!("/api/surveys/{slug}/export.csv"));
+    let csv = researcher.send(request).await.text().await.unwrap();
+    assert_eq!(csv.lines().count(), 1 + 20 * 2);
 }
 
 #[tokio::test]

@@ -469,8 +469,8 @@ async fn the_one_time_link_creates_the_first_account_once_and_sign_up_links_crea
 
 /// Migration 0010 renamed the column that names who issued a sign-up link: a colleague's link
 /// handed out before the upgrade still creates its account after it. The database goes
-/// back to version 9 by the exact inverse of that step (it only renames) and of 0011's, on
-/// either engine.
+/// back to version 9 by the exact inverse of that step (it only renames) and of 0011's and
+/// 0012's, on either engine.
 #[tokio::test]
 async fn a_sign_up_link_handed_out_before_migration_0010_still_creates_its_account_after_it() {
     let directory = Arc::new(tempfile::tempdir().unwrap());
@@ -481,9 +481,13 @@ async fn a_sign_up_link_handed_out_before_migration_0010_still_creates_its_accou
     let html = account.text().await.unwrap();
     let start = html.find("/setup/").unwrap();
     let signup_link = html[start..start + "/setup/".len() + 43].to_owned();
-    // Migration 0011's inverse first (its columns and the frozen-rule trigger of 0009).
+    // Migration 0012's and 0011's inverses first (0012's tables; 0011's columns and the
+    // frozen-rule trigger of 0009).
     let version_9 = match &app.db_location {
         DbLocation::Sqlite(_) => vec![
+            "DROP TABLE cell_releases",
+            "DROP TABLE release_members",
+            "DROP TABLE released_pairs",
             "DROP TRIGGER surveys_rule_frozen_once_open",
             "ALTER TABLE surveys DROP COLUMN completion_url",
             "ALTER TABLE surveys DROP COLUMN embed_origins",
@@ -494,6 +498,13 @@ async fn a_sign_up_link_handed_out_before_migration_0010_still_creates_its_accou
             "PRAGMA user_version = 9",
         ],
         DbLocation::Postgres(_) => vec![
+            "DROP TABLE cell_releases",
+            "DROP TABLE release_members",
+            "DROP TABLE released_pairs",
+            "DROP TABLE considered_pairs",
+            "CREATE TABLE releases (survey_id bigint NOT NULL REFERENCES surveys (id) \
+             ON DELETE CASCADE, view bigint NOT NULL, responses bigint NOT NULL, \
+             redemptions bigint NOT NULL, counts text, PRIMARY KEY (survey_id, view))",
             "ALTER TABLE surveys DROP COLUMN completion_url, DROP COLUMN embed_origins",
             "ALTER TABLE signup_links RENAME COLUMN issued_by TO invited_by",
             "ALTER TABLE signup_links RENAME CONSTRAINT signup_links_issued_by_fkey \

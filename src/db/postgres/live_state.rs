@@ -1,12 +1,11 @@
 //! PostgreSQL's live release state: in tables every node reads. The consideration itself
-//! writes its cells (`considered_cells`), so every node shows the same figures between
-//! considerations; the live pages' steps are rows of `releases`, decided again inside the
-//! write so that two nodes at once make one step.
+//! writes its figures (`considered_cells`, `considered_pairs`), so every node shows the same
+//! figures between considerations.
 
 use std::sync::Arc;
 
-use super::super::live_state::{step_due, LiveState, Pending};
-use super::super::releases::{self, CellsAsOf, ReleaseState, ReleasedCell, StoredRelease};
+use super::super::live_state::{LiveState, Pending};
+use super::super::releases::{self, Figures, FiguresAsOf, Reading, ReleaseState};
 use super::super::Database;
 use crate::domain::SurveyId;
 
@@ -17,45 +16,22 @@ impl LiveState for InTables {
         &'a self,
         db: &'a Database,
         survey_id: SurveyId,
+        _: u64,
         open: bool,
-    ) -> Pending<'a, (ReleaseState, Arc<Vec<ReleasedCell>>)> {
+    ) -> Pending<'a, (ReleaseState, Arc<Figures>)> {
         let as_of = if open {
-            CellsAsOf::LastConsideration
+            FiguresAsOf::LastConsideration
         } else {
-            CellsAsOf::Now
+            FiguresAsOf::Now
         };
         Box::pin(async move {
             let mut state = db
-                .read(move |connection| releases::state(connection, survey_id, as_of, |_| true))
+                .read(move |connection| {
+                    releases::state(connection, survey_id, Reading::Stored(as_of), |_| true)
+                })
                 .await?;
-            let cells = Arc::new(state.cells.take().unwrap_or_default());
-            Ok((state, cells))
-        })
-    }
-
-    fn step<'a>(
-        &'a self,
-        db: &'a Database,
-        survey_id: SurveyId,
-        step: u64,
-        next: StoredRelease,
-    ) -> Pending<'a, Option<StoredRelease>> {
-        Box::pin(async move {
-            let previous = db
-                .read(move |connection| releases::read(connection, survey_id))
-                .await?;
-            if !step_due(step, previous.as_ref(), next.responses) {
-                return Ok(previous);
-            }
-            db.write(move |connection| {
-                let previous = releases::read(connection, survey_id)?;
-                if !step_due(step, previous.as_ref(), next.responses) {
-                    return Ok(previous);
-                }
-                releases::write(connection, survey_id, &next)?;
-                Ok(Some(next))
-            })
-            .await
+            let figures = Arc::new(state.figures.take().unwrap_or_default());
+            Ok((state, figures))
         })
     }
 

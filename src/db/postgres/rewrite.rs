@@ -19,8 +19,9 @@ use crate::error::AppError;
 
 /// Per-survey tables whose rows each concern one respondent, with their key column: the
 /// one list a new respondent table joins (the rewrite at close, the VACUUM after a deletion).
-pub(super) const RESPONDENT_TABLES: [(&str, &str); 4] = [
+pub(super) const RESPONDENT_TABLES: [(&str, &str); 5] = [
     ("stored_responses", "record_id"),
+    ("release_members", "record_id"),
     ("spent_tokens", "input_hash"),
     ("redemptions", "code_hash"),
     ("withdrawn_responses", "tag"),

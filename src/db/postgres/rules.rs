@@ -84,8 +84,8 @@ impl EngineRules for Postgres {
     }
 
     fn share_consideration(&self, connection: &Conn, survey_id: SurveyId) -> Result<(), AppError> {
-        // Every node shows this consideration's cells while the survey is open (the
-        // snapshot SQLite keeps in the server's memory: `crate::live`).
+        // Every node shows this consideration's figures while the survey is open (the
+        // snapshot SQLite keeps in the server's memory: `db::sqlite::live_state`).
         connection.execute(
             "DELETE FROM considered_cells WHERE survey_id = ?1",
             [survey_id.get()],
@@ -93,6 +93,15 @@ impl EngineRules for Postgres {
         connection.execute(
             "INSERT INTO considered_cells (survey_id, cell, n, counts)
              SELECT survey_id, cell, n, counts FROM released_cells WHERE survey_id = ?1",
+            [survey_id.get()],
+        )?;
+        connection.execute(
+            "DELETE FROM considered_pairs WHERE survey_id = ?1",
+            [survey_id.get()],
+        )?;
+        connection.execute(
+            "INSERT INTO considered_pairs (survey_id, pairs)
+             SELECT survey_id, pairs FROM released_pairs WHERE survey_id = ?1",
             [survey_id.get()],
         )?;
         Ok(())
@@ -103,11 +112,6 @@ impl EngineRules for Postgres {
     }
 
     fn after_close(&self, connection: &Conn, survey_id: SurveyId) -> Result<(), AppError> {
-        // Closing releases everything: the live pages' steps are no longer needed.
-        connection.execute(
-            "DELETE FROM releases WHERE survey_id = ?1",
-            [survey_id.get()],
-        )?;
         super::rewrite::rewrite_survey_rows(connection, survey_id)
     }
 

@@ -55,7 +55,8 @@ impl EngineRules for Sqlite {
     }
 
     fn share_consideration(&self, _: &Conn, _: SurveyId) -> Result<(), AppError> {
-        // One process: its snapshot in memory is what every view shows (`crate::live`).
+        // One process: the snapshot it takes at its first read after a consideration, in its
+        // memory, is what every view shows (`super::live_state`).
         Ok(())
     }
 

@@ -9,7 +9,6 @@ use crate::breakdown::Breakdown;
 use crate::db::Database;
 use crate::error::{AppError, ErrorBody};
 use crate::http::extract::Owner;
-use crate::live::Releases;
 use crate::services::results::{owned_breakdown, owned_joint, owned_results};
 use crate::{joint, results};
 
@@ -70,21 +69,13 @@ pub struct ResultsQuery {
 )]
 pub async fn results(
     db: web::Data<Database>,
-    releases: web::Data<Releases>,
     slug: web::Path<String>,
     owner: Owner,
     query: web::Query<ResultsQuery>,
 ) -> Result<HttpResponse, AppError> {
     if let Some(by) = query.by {
-        let breakdown = owned_breakdown(
-            &db,
-            &releases,
-            &slug,
-            owner.researcher(),
-            by,
-            query.confidence,
-        )
-        .await?;
+        let breakdown =
+            owned_breakdown(&db, &slug, owner.researcher(), by, query.confidence).await?;
         return Ok(HttpResponse::Ok().insert_header(PRIVATE).json(breakdown));
     }
     if let Some(pair) = &query.joint {
@@ -96,7 +87,7 @@ pub async fn results(
         null: results::Asked::parse_null(query.null)?,
         simultaneous: query.simultaneous.unwrap_or(false),
     };
-    let (_, computed) = owned_results(&db, &releases, &slug, owner.researcher(), asked).await?;
+    let (_, computed) = owned_results(&db, &slug, owner.researcher(), asked).await?;
     Ok(HttpResponse::Ok().insert_header(PRIVATE).json(computed))
 }
 

@@ -20,14 +20,13 @@ use crate::error::AppError;
 use crate::explain::{percent, Decimals};
 use crate::http::api::invitations::invitations_download;
 use crate::http::extract::{CsrfForm, SignedIn};
-use crate::live::Releases;
 use crate::results::{
     parse_confidence, respondents_needed_within, survey_planned_sizes, Asked, IntervalBounds,
     Intervals, MeanResults, NullTest, OneSided, OneSidedBounds, PlannedSizes, Primary,
     QuestionResults, SurveyResults, PLANNING_HALF_WIDTH,
 };
 use crate::services::invitations;
-use crate::services::results::{owned_breakdown, owned_live_results};
+use crate::services::results::{owned_breakdown, owned_results};
 use crate::services::surveys::{self, find_owned};
 
 /// The confidence levels the results page offers.
@@ -476,7 +475,7 @@ struct ResultsView {
     /// The live figures move in steps of at least this many responses.
     min_cell: u32,
     /// A survey with grouping questions or invitations: what is released and withheld.
-    release: Option<ReleaseLine>,
+    release: ReleaseLine,
     confidence: String,
     confidence_percent: u32,
     choices: Vec<(u32, bool)>,
@@ -528,32 +527,53 @@ fn rule_text(survey: &Survey) -> String {
 
 /// The results page's line on releases (docs/design.md, invariant 11).
 struct ReleaseLine {
-    released: u64,
-    withheld: u64,
+    /// Null while the survey withholds its results until close.
+    released: Option<u64>,
+    withheld: Option<u64>,
     why: String,
+    /// While open and nothing is released yet: why nothing shows after the first answers.
+    first_release: Option<String>,
 }
 
 impl ReleaseLine {
-    fn of(release: &crate::results::ReleaseSummary, k: u32) -> Self {
+    fn of(release: &crate::results::ReleaseSummary, survey: &Survey) -> Self {
         use crate::results::ReleaseReason;
+        let k = survey.min_cell.get();
+        let first = survey.min_cell.release_threshold(true);
+        let whole = if survey.groupings.is_empty() {
+            "the survey's responses are shown in batches"
+        } else {
+            "each combination of grouping answers is shown in batches"
+        };
         let why = match release.reason {
             ReleaseReason::Waiting => format!(
-                "each combination of grouping answers is shown once it holds {k} new \
-                 responses; releases are considered every {k} responses received, next at {}",
+                "{whole} of at least {first} new responses, considered every {k} responses                  received, next at {}",
                 release.considered_at + u64::from(k)
             ),
             ReleaseReason::ResultsAfterClose => {
-                "no result is shown until the survey closes (results after close)".to_owned()
+                "no result, and nothing about which responses were released, is shown until \
+                 the survey closes (results after close)"
+                    .to_owned()
             }
             ReleaseReason::Closed => format!(
                 "withheld responses are those of a combination of grouping answers that never \
-                 reached {k} new ones: they stay out of every figure and export"
+                 reached {k} new ones, or of a batch that withdrawals left below {k}: they stay \
+                 out of every figure and export"
             ),
         };
+        let first_release = (release.reason == ReleaseReason::Waiting
+            && release.released_responses == Some(0))
+        .then(|| {
+            format!(
+                "Nothing shows yet: the first figures appear once {first} responses have \
+                 arrived, so that no change on this page can be tied to one respondent."
+            )
+        });
         Self {
             released: release.released_responses,
             withheld: release.withheld_responses,
             why,
+            first_release,
         }
     }
 }
@@ -568,7 +588,8 @@ fn results_view(
         .iter()
         .map(|question| question_card(survey, question, results.per_target_confidence))
         .collect();
-    let respondents = results.questions.iter().map(|q| q.n).max().unwrap_or(0);
+    // Responses received (the figures below count the released ones: the release line).
+    let respondents = results.responses;
     let needed = results.respondents_needed_for_5_percent.max(1);
     let confidence = Confidence::new(results.confidence).map_err(AppError::internal)?;
     let needed_10 = survey
@@ -592,10 +613,7 @@ fn results_view(
         readable_half_width: READABLE_HALF_WIDTH,
         readable_percent: percent(READABLE_HALF_WIDTH, Decimals::Fixed(0)),
         requires_invitation: survey.requires_invitation,
-        release: results
-            .release
-            .as_ref()
-            .map(|release| ReleaseLine::of(release, survey.min_cell.get())),
+        release: ReleaseLine::of(&results.release, survey),
         max_invitations: crate::domain::MAX_INVITATIONS_PER_REQUEST,
         invitations: None,
         min_cell: survey.min_cell.get(),
@@ -701,37 +719,22 @@ struct ResultsPage {
 pub async fn results_page(
     request: HttpRequest,
     db: web::Data<Database>,
-    releases: web::Data<Releases>,
     signed_in: SignedIn,
     slug: web::Path<String>,
     query: web::Query<ResultsPageQuery>,
 ) -> Page {
-    let (survey, computed) = owned_live_results(
-        &db,
-        &releases,
-        &slug,
-        signed_in.0.researcher,
-        query.asked()?,
-    )
-    .await?;
+    let (survey, computed) =
+        owned_results(&db, &slug, signed_in.0.researcher, query.asked()?).await?;
     let mut view = results_view(&request, &survey, &computed)?;
-    view.invitations =
-        crate::services::releases::invitation_status(&db, &releases, &survey).await?;
+    view.invitations = crate::services::releases::invitation_status(&db, &survey).await?;
     let by = query
         .by
         .filter(|by| survey.groupings.iter().any(|g| g.id.get() == *by))
         .or_else(|| survey.groupings.first().map(|g| g.id.get()));
     let breakdown = match by {
         Some(by) => {
-            let breakdown = owned_breakdown(
-                &db,
-                &releases,
-                &slug,
-                signed_in.0.researcher,
-                by,
-                query.confidence,
-            )
-            .await?;
+            let breakdown =
+                owned_breakdown(&db, &slug, signed_in.0.researcher, by, query.confidence).await?;
             Some(BreakdownView::of(
                 &survey,
                 &breakdown,
@@ -784,22 +787,14 @@ pub async fn download_invitations(
 }
 
 /// GET /surveys/{slug}/results.json?confidence=0.95: what the live pages refresh from, the
-/// results JSON released in steps of `min_cell` responses.
+/// results JSON of the released figures (as `GET /api/surveys/{slug}/results`).
 pub async fn live_results(
     db: web::Data<Database>,
-    releases: web::Data<Releases>,
     signed_in: SignedIn,
     slug: web::Path<String>,
     query: web::Query<ResultsPageQuery>,
 ) -> Page {
-    let (_, computed) = owned_live_results(
-        &db,
-        &releases,
-        &slug,
-        signed_in.0.researcher,
-        query.asked()?,
-    )
-    .await?;
+    let (_, computed) = owned_results(&db, &slug, signed_in.0.researcher, query.asked()?).await?;
     Ok(HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .json(computed))
@@ -841,19 +836,12 @@ fn qr_svg(link: &str) -> Result<String, AppError> {
 pub async fn present(
     request: HttpRequest,
     db: web::Data<Database>,
-    releases: web::Data<Releases>,
     signed_in: SignedIn,
     slug: web::Path<String>,
     query: web::Query<ResultsPageQuery>,
 ) -> Page {
-    let (survey, computed) = owned_live_results(
-        &db,
-        &releases,
-        &slug,
-        signed_in.0.researcher,
-        query.asked()?,
-    )
-    .await?;
+    let (survey, computed) =
+        owned_results(&db, &slug, signed_in.0.researcher, query.asked()?).await?;
     let view = results_view(&request, &survey, &computed)?;
     let qr_svg = qr_svg(&view.respondent_link)?;
     html(&PresentPage {

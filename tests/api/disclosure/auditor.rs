@@ -10,17 +10,17 @@
 //! at any read since the last consideration, every response stored now) is turned into the
 //! view the library would compute from S's reports alone (`results::compute_released`,
 //! `breakdown::compute`, `joint::compute`), and the whole JSON must be equal; an export is
-//! its own set. A response withdrawn after it was released counts, in the partition, as a
-//! member of every later set it would belong to: its leaving is the documented exception,
-//! not a disclosure the model must prevent.
+//! its own set. A withdrawn response belongs only to the sets whose views included it, so
+//! "alike" includes "left the figures at the same step"; every class holding a response that
+//! has not withdrawn must hold k (withdrawn members count), and classes of withdrawn
+//! responses only are exempt (the documented exception).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
 
 use deniable::db::counts::QuestionCounts;
-use deniable::db::releases::ReleasedCell;
+use deniable::db::released::Released;
+use deniable::db::releases::{PairTables, ReleasedCell};
 use deniable::domain::{QuestionId, Survey};
-use deniable::live::Released;
 use deniable::results::{Asked, ReleaseSummary};
 use randomized_response::Confidence;
 use serde_json::Value;
@@ -98,13 +98,13 @@ impl Auditor {
             .collect()
     }
 
-    /// A new read begins: `unreleased` are the record ids the storage holds unreleased now,
-    /// `considered_at` the results' counter. Returns the released set now.
-    pub fn begin_read(&mut self, unreleased: &BTreeSet<String>, considered_at: u64) -> Set {
+    /// A new read begins: `in_figures` are the record ids the storage holds in the figures
+    /// now, `considered_at` the results' counter. Returns the released set now.
+    pub fn begin_read(&mut self, in_figures: &BTreeSet<String>, considered_at: u64) -> Set {
         let released: Set = self
             .stored()
             .into_iter()
-            .filter(|&i| !unreleased.contains(&self.responses[i].record_id))
+            .filter(|&i| in_figures.contains(&self.responses[i].record_id))
             .collect();
         for &i in &released {
             self.responses[i].ever_released = true;
@@ -185,27 +185,43 @@ impl Auditor {
         responses: u64,
         next: Option<u64>,
     ) -> Released {
-        Released {
-            cells: Arc::new(self.cells_of(survey, set)),
+        let reports: Vec<Vec<deniable::domain::StoredReport>> = set
+            .iter()
+            .map(|&i| self.stored_reports(survey, i))
+            .collect();
+        Released::for_audit(
+            survey,
+            self.cells_of(survey, set),
+            PairTables::of(reports.iter().map(Vec::as_slice)),
             summary,
             responses,
-            redemptions: 0,
-            next_consideration_at: next,
-        }
+            next,
+        )
     }
 
-    /// Records a matched set with condition `condition`, as the partition counts it.
+    /// A response's reports as storage holds them (at ε 1: the auditor's surveys ask every
+    /// question at ε 1).
+    fn stored_reports(&self, survey: &Survey, i: usize) -> Vec<deniable::domain::StoredReport> {
+        let _ = survey;
+        self.responses[i]
+            .reports
+            .iter()
+            .map(|&(question, report)| deniable::domain::StoredReport {
+                question_id: QuestionId::from_stored(question),
+                level: randomized_response::PrivacyLevel::new(1.0).unwrap(),
+                report,
+            })
+            .collect()
+    }
+
+    /// Records a matched set with condition `condition`, as the partition counts it: a
+    /// withdrawn response belongs only to the sets whose views included it.
     fn record(&mut self, set: &Set, condition: Condition) {
-        let mut recorded: Set = set
+        let recorded: Set = set
             .iter()
             .copied()
             .filter(|&i| condition.holds(&self.responses[i]))
             .collect();
-        for (i, response) in self.responses.iter().enumerate() {
-            if response.withdrawn && response.ever_released && condition.holds(response) {
-                recorded.insert(i);
-            }
-        }
         if !recorded.is_empty() && !self.sets.contains(&recorded) {
             self.sets.push(recorded);
         }
@@ -282,17 +298,9 @@ impl Auditor {
     ) -> Result<(), String> {
         let (one, two) =
             deniable::joint::questions(survey, first, second).map_err(|e| format!("{e:?}"))?;
-        let (rows, columns) = (one.design.reports(), two.design.reports());
         for (_, candidate) in self.candidates(released) {
-            let mut table = vec![0_u64; rows * columns];
-            for &i in &candidate {
-                let reports = &self.responses[i].reports;
-                let find = |id: i64| reports.iter().find(|(q, _)| *q == id).map(|(_, r)| *r);
-                if let (Some(a), Some(b)) = (find(first), find(second)) {
-                    table[usize::from(a) * columns + usize::from(b)] += 1;
-                }
-            }
-            let expected = deniable::joint::compute(survey, &one, &two, &table, confidence_level())
+            let view = self.released_from(survey, &candidate, summary_placeholder(), 0, None);
+            let expected = deniable::joint::compute(survey, &one, &two, &view, confidence_level())
                 .map_err(|e| format!("{e:?}"))?;
             if as_served(&expected) == *actual {
                 self.record(&candidate, Condition::All);
@@ -354,6 +362,11 @@ impl Auditor {
             }
         }
         for members in classes.values() {
+            // Classes of withdrawn responses only are the documented exception: a withdrawn
+            // response's own reports may become computable.
+            if members.iter().all(|&i| self.responses[i].withdrawn) {
+                continue;
+            }
             self.smallest_class = Some(
                 self.smallest_class
                     .map_or(members.len(), |smallest| smallest.min(members.len())),
@@ -399,6 +412,15 @@ pub fn first_difference(expected: &Value, actual: &Value, path: &str) -> Option<
             .find_map(|(i, (x, y))| first_difference(x, y, &format!("{path}[{i}]"))),
         _ if expected == actual => None,
         _ => Some(format!("{path}: expected {expected}, got {actual}")),
+    }
+}
+
+fn summary_placeholder() -> ReleaseSummary {
+    ReleaseSummary {
+        considered_at: 0,
+        released_responses: None,
+        withheld_responses: None,
+        reason: deniable::domain::ReleaseReason::Waiting,
     }
 }
 

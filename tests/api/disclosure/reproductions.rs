@@ -76,13 +76,13 @@ async fn a_closed_surveys_breakdown_minus_its_export_leaves_nobody() {
         0,
         "the breakdown and the export are the same cells"
     );
-    // Releases were considered every 10 responses received: the last five of (a1,b0),
-    // which arrived after the consideration at 70, and the lonely (a1,b1) never made a
-    // cell of 10 new ones, and stay withheld.
+    // Releases were considered every 10 responses received, a cell released with 12 new
+    // ones while open and with 10 at close: (a1,b0)'s fifteen at close; the lonely (a1,b1)
+    // never made a release, and stays withheld.
     let results = app.results(&token, &slug).await;
-    assert_eq!(results["release"]["withheld_responses"], 6);
-    assert_eq!(results["release"]["released_responses"], 70);
-    assert_eq!(results["questions"][0]["n"], 70);
+    assert_eq!(results["release"]["withheld_responses"], 1);
+    assert_eq!(results["release"]["released_responses"], 75);
+    assert_eq!(results["questions"][0]["n"], 75);
     // The lonely response is still stored, and its respondent can see and withdraw it.
     assert_eq!(app.lookup(&slug, &lonely_receipt).await.status(), 200);
     assert!(!export.contains("a1,b1"), "no row of the withheld cell");
@@ -146,15 +146,16 @@ async fn polling_a_grouped_surveys_results_after_every_response_sees_whole_cells
 }
 
 /// Item 4: an owner who sees n go from 10 to 11 and closes. On 3a1ac23 closing released
-/// "the rest, however little": one person's reports.
+/// "the rest, however little": one person's reports. Now the first ten are never shown
+/// apart: a cell is released with k + 2 new responses while open, and at close whole.
 #[tokio::test]
-async fn closing_releases_only_cells_of_k_new_responses_and_withholds_the_rest() {
+async fn closing_after_the_eleventh_releases_the_eleven_together_never_the_first_ten_apart() {
     let app = spawn_app().await;
     let token = app.researcher_with_token("owner@example.org").await;
     let (slug, questions) = open(
         &app,
         &token,
-        json!({"title": "Closed early", "min_cell": 10, "questions": [
+        json!({"title": "Closed early", "min_cell": 10, "results_after_close": false, "questions": [
             {"type": "grouping", "text": "Site", "options": ["here", "there"]},
             {"text": "Have you?", "epsilon": 1.0},
         ]}),
@@ -164,25 +165,24 @@ async fn closing_releases_only_cells_of_k_new_responses_and_withholds_the_rest()
     for _ in 0..10 {
         app.submit_ok(&slug, json!({&site: 0, &q: 0})).await;
     }
+    // Ten are fewer than an open cell needs (k + 2 = 12): nothing is shown.
     let ten = app.results(&token, &slug).await;
-    assert_eq!(ten["questions"][0]["reported_yes"], 0);
-    assert_eq!(ten["release"]["released_responses"], 10);
+    assert!(ten["questions"][0]["reported_yes"].is_null() || ten["questions"][0]["n"] == 0);
+    assert_eq!(ten["release"]["released_responses"], 0);
     app.submit_ok(&slug, json!({&site: 0, &q: 1})).await;
     assert_eq!(app.results(&token, &slug).await["responses"], 11);
     let closed = app
         .owner_post(&token, &format!("/api/surveys/{slug}/close"))
         .await;
     assert_eq!(closed.status(), 200);
+    // At close the cell's eleven are one release: no figure ever showed the first ten apart.
     let after = app.results(&token, &slug).await;
     assert_eq!(after["release"]["reason"], "closed");
-    assert_eq!(after["release"]["withheld_responses"], 1);
-    assert_eq!(
-        after["questions"][0]["reported_yes"], 0,
-        "the eleventh is in no figure"
-    );
-    assert_eq!(after["questions"][0]["n"], 10);
+    assert_eq!(after["release"]["withheld_responses"], 0);
+    assert_eq!(after["questions"][0]["reported_yes"], 1);
+    assert_eq!(after["questions"][0]["n"], 11);
     let export = app.export_csv(&token, &slug).await;
-    assert_eq!(export.lines().count(), 1 + 10);
+    assert_eq!(export.lines().count(), 1 + 11);
 }
 
 /// Attack 3 (active): a fabricating owner redeems ten of its own invitations and sends nine
@@ -219,7 +219,13 @@ async fn padding_with_fabricated_responses_isolates_one_respondent_as_documented
         let before = app.results(&token, &slug).await;
         assert_eq!(before["questions"][0]["n"], 0, "nothing released: {before}");
         assert!(before["questions"][0]["estimate"].is_null());
-        assert_eq!(before["release"]["released_responses"], 0);
+        // Under results_after_close not even the released count shows while open.
+        let released_shown = if results_after_close {
+            json!(null)
+        } else {
+            json!(0)
+        };
+        assert_eq!(before["release"]["released_responses"], released_shown);
         // The victim reports Yes.
         redeem_and_send(&app, &slug, &q, &key, &invitations.codes[10], 1).await;
         let live = app.results(&token, &slug).await;
@@ -227,11 +233,14 @@ async fn padding_with_fabricated_responses_isolates_one_respondent_as_documented
             assert!(live["questions"][0]["reported_yes"].is_null());
             assert!(live["questions"][0]["estimate"].is_null());
             assert_eq!(live["release"]["reason"], "results_after_close");
-            let closed = app
-                .owner_post(&token, &format!("/api/surveys/{slug}/close"))
-                .await;
-            assert_eq!(closed.status(), 200);
+        } else {
+            // Ten are fewer than an open release needs (k + 2): closing releases them.
+            assert_eq!(live["questions"][0]["n"], 0);
         }
+        let closed = app
+            .owner_post(&token, &format!("/api/surveys/{slug}/close"))
+            .await;
+        assert_eq!(closed.status(), 200);
         let shown = app.results(&token, &slug).await;
         let yes = shown["questions"][0]["reported_yes"].as_u64().unwrap();
         let fakes_yes = 0;

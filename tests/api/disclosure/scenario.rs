@@ -332,7 +332,7 @@ async fn survey_of(db: &Database, slug: &str) -> Survey {
 
 async fn unreleased(db: &Database, survey: &Survey) -> BTreeSet<String> {
     let id = survey.id;
-    db.read(move |connection| deniable::db::releases::unreleased_records(connection, id))
+    db.read(move |connection| deniable::db::releases::records_in_figures(connection, id))
         .await
         .unwrap()
         .into_iter()

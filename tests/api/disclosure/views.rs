@@ -128,7 +128,7 @@ async fn min_cell_starts_at_five_and_a_survey_stored_with_less_works_with_five()
     let created: Value = app
         .create_survey(
             &token,
-            &json!({"title": "Old", "questions": [
+            &json!({"title": "Old", "results_after_close": false, "questions": [
                 {"type": "grouping", "text": "Team", "options": ["a", "b"]},
                 {"text": "Q?", "epsilon": 1.0}]}),
         )
@@ -154,6 +154,8 @@ async fn min_cell_starts_at_five_and_a_survey_stored_with_less_works_with_five()
         created["questions"][0]["id"].to_string(),
         created["questions"][1]["id"].to_string(),
     );
+    // With k = 1 the first three would have been a release (1 + 2); with 5 nothing is
+    // shown before the consideration at 10 releases k + 2 = 7 or more.
     for _ in 0..4 {
         app.submit_ok(&slug, json!({&team: 0, &q: 1})).await;
     }
@@ -162,9 +164,12 @@ async fn min_cell_starts_at_five_and_a_survey_stored_with_less_works_with_five()
         results["questions"][0]["n"], 0,
         "four responses are fewer than 5"
     );
-    app.submit_ok(&slug, json!({&team: 0, &q: 1})).await;
+    for _ in 0..6 {
+        app.submit_ok(&slug, json!({&team: 0, &q: 1})).await;
+    }
     let results = app.results(&token, &slug).await;
-    assert_eq!(results["questions"][0]["n"], 5);
+    assert_eq!(results["questions"][0]["n"], 10);
+    assert_eq!(results["release"]["considered_at"], 10);
     let definition: Value = app
         .client
         .get(app.url(&format!("/api/surveys/{slug}")))

@@ -224,6 +224,8 @@ async fn responses_since_the_last_epoch_wait_in_their_own_table_and_every_route_
         );
         assert_eq!(app.lookup(&slug, receipt).await.status(), 200);
     }
+    // Exports wait for close; the withdrawals below then take effect at once.
+    app.close(&token, &slug).await;
     let csv = app.export_csv(&token, &slug).await;
     let rows: Vec<&str> = csv.lines().skip(1).map(|line| &line[..64]).collect();
     assert_eq!(rows.len(), 40, "the export holds both tables");

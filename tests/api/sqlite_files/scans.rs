@@ -224,6 +224,7 @@ async fn exports_are_ordered_by_record_id_not_by_arrival() {
         app.submit_ok(&slug, json!({ ids[0].to_string(): i % 2 }))
             .await;
     }
+    app.close(&token, &slug).await;
     let csv = app.export_csv(&token, &slug).await;
     let record_ids: Vec<&str> = csv.lines().skip(1).map(|line| &line[..64]).collect();
     assert_eq!(record_ids.len(), 30);
