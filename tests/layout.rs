@@ -242,6 +242,53 @@ fn handlers_ask_storage_by_meaning_and_hold_no_connection() {
     );
 }
 
+/// Report-derived figures reach services and handlers only as `Released`, which the release
+/// module alone builds from a snapshot: nothing outside `src/db/` names the stored counts
+/// (`report_counts`, the stored responses, the release tables), imports the release module
+/// (`db::releases`, whose `Figures` are a snapshot's) or builds a `Released` itself (issue 41). A view that would read unreleased data has no
+/// function to call.
+#[test]
+fn services_and_handlers_reach_report_figures_only_through_released() {
+    let around = Regex::new(
+        r"report_counts|stored_responses|arriving_responses|cell_releases|release_members|released_pairs|\bdb::releases\b|\bFiguresAsOf\b|PairTables|ReleasedCell|Released::for_audit|Released\s*\{",
+    )
+    .unwrap();
+    let mut found = Vec::new();
+    let outside_storage = rust_files(&source("src"))
+        .into_iter()
+        .filter(|path| !path.starts_with(source("src/db")));
+    for path in outside_storage {
+        let shown = shown(&path);
+        for line in code(&path).lines() {
+            if around.is_match(line) {
+                found.push(format!("{shown}: {}", line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "stored counts reached around Released: {found:#?}"
+    );
+    // Inside storage, one function hands a `Released` out: `Database::released`.
+    let released = code(&source("src/db/released.rs"));
+    let handed_out =
+        Regex::new(r"pub (async )?fn \w+\([^)]*\)\s*->\s*(Self|Released|Result<Released)\b")
+            .unwrap();
+    let constructors: Vec<&str> = handed_out
+        .find_iter(&released)
+        .map(|found| found.as_str())
+        .collect();
+    assert_eq!(
+        constructors.len(),
+        2,
+        "Database::released and the auditor's for_audit only: {constructors:#?}"
+    );
+    assert!(constructors.iter().any(|c| c.contains("fn released(")));
+    assert!(constructors.iter().any(|c| c.contains("fn for_audit(")));
+    // The test itself can fail: the pattern finds a stored-count read where one would be.
+    assert!(around.is_match("use crate::db::releases::Figures;"));
+}
+
 /// The domain parses and refuses without knowing HTTP: it returns its own `DomainError`,
 /// which `src/error.rs` maps to a status in one place (issue 34).
 #[test]

@@ -19,7 +19,6 @@ privacy-owner-totals = Die Forschenden sehen nur Summen von mindestens { $k } An
         [yes] , und keine, bevor die Umfrage schließt
        *[no] {""}
     }; wer diesen Server betreibt oder gefälschte Antworten sendet, könnte Ihre dennoch herausgreifen – Sie schützt der Münzwurf.
-privacy-owner-reports = Die Forschenden sehen die durch Münzwurf entstandenen Antworten jeder Antwort, sobald sie eintreffen, und wer diesen Server betreibt, sieht, was er speichert: Sie schützt der Münzwurf.
 privacy-answer-all = Bitte beantworten Sie jede Frage. Jede Antwort wird randomisiert, daher kann keine gegen Sie verwendet werden; eine leer gelassene Frage würde nicht randomisiert, und auch eine Lücke verrät etwas.
 status-draft = Diese Umfrage ist noch nicht geöffnet: Es kann nichts gesendet werden.
 status-closed = Diese Umfrage ist geschlossen: Es kann nichts gesendet werden.

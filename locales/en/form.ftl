@@ -39,9 +39,6 @@ privacy-owner-totals =
        *[no] {""}
     }; someone who runs this server, or sends fake responses, could still single yours
     out, so the coin flips are what protect you.
-privacy-owner-reports =
-    The researcher sees each response's coin-flipped answers as they arrive, and whoever
-    runs this server sees what it stores: the coin flips are what protect you.
 privacy-answer-all =
     Please answer every question. Each answer is randomized, so none can be held against
     you; a question left blank would not be, and a blank says something too.

@@ -19,7 +19,6 @@ privacy-owner-totals = El equipo investigador solo ve totales de al menos { $k }
         [yes] , y ninguno antes de que cierre la encuesta
        *[no] {""}
     }; quien gestiona este servidor, o envía respuestas falsas, aún podría aislar la suya: lo que le protege es el lanzamiento de monedas.
-privacy-owner-reports = El equipo investigador ve las respuestas aleatorizadas de cada respuesta a medida que llegan, y quien gestiona este servidor ve lo que guarda: lo que le protege es el lanzamiento de monedas.
 privacy-answer-all = Por favor, responda todas las preguntas. Cada respuesta se aleatoriza, así que ninguna puede usarse en su contra; una pregunta en blanco no se aleatorizaría, y un blanco también dice algo.
 status-draft = Esta encuesta aún no está abierta: no se puede enviar nada.
 status-closed = Esta encuesta está cerrada: no se puede enviar nada.

@@ -19,7 +19,6 @@ privacy-owner-totals = L'équipe de recherche ne voit que des totaux d'au moins 
         [yes] , et aucun avant la clôture de l'enquête
        *[no] {""}
     } ; qui gère ce serveur, ou envoie de fausses réponses, pourrait encore isoler la vôtre : c'est le tirage qui vous protège.
-privacy-owner-reports = L'équipe de recherche voit les réponses tirées au sort de chaque réponse dès leur arrivée, et qui gère ce serveur voit ce qu'il conserve : c'est le tirage qui vous protège.
 privacy-answer-all = Veuillez répondre à chaque question. Chaque réponse est randomisée, aucune ne peut donc être retenue contre vous ; une question laissée vide ne le serait pas, et un blanc en dit long lui aussi.
 status-draft = Cette enquête n'est pas encore ouverte : rien ne peut être envoyé.
 status-closed = Cette enquête est close : rien ne peut être envoyé.

@@ -30,15 +30,34 @@ pub fn ensure_key(connection: &Conn, survey_id: SurveyId) -> Result<InvitationKe
     Ok(public)
 }
 
+thread_local! {
+    /// Whether this thread's connection erased a private key since it last asked: SQLite's
+    /// writer then truncates the WAL before it answers or ends its tick.
+    static ERASED_A_KEY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// Erases the private key of a survey that closes: nothing can be redeemed or spent any
-/// more. (`secure_delete` overwrites the old bytes in the database file; the WAL's copy
-/// goes with the next truncation — at once for a close by hand, at the next epoch for a
-/// close by target or time.) Only the close step calls it ([`super::closing::close_survey`]).
+/// more. (`secure_delete` overwrites the old bytes in the database file once the WAL is
+/// checkpointed; on SQLite the writer truncates the WAL before it answers the job or ends
+/// the timer's tick that closed the survey, whichever way it closed:
+/// [`take_erased_key`].) Only the close step calls it ([`super::closing::close_survey`]).
 pub(super) fn erase_private_key(connection: &Conn, survey_id: SurveyId) -> Result<(), AppError> {
-    connection
-        .prepare_cached("UPDATE invitation_keys SET private_key = NULL WHERE survey_id = ?1")?
+    let erased = connection
+        .prepare_cached(
+            "UPDATE invitation_keys SET private_key = NULL
+             WHERE survey_id = ?1 AND private_key IS NOT NULL",
+        )?
         .execute([survey_id.get()])?;
+    if erased > 0 {
+        ERASED_A_KEY.with(|flag| flag.set(true));
+    }
     Ok(())
+}
+
+/// Whether a private key was erased on this thread since the last call (a rolled-back
+/// erasure counts too: one truncation too many is harmless).
+pub(crate) fn take_erased_key() -> bool {
+    ERASED_A_KEY.with(std::cell::Cell::take)
 }
 
 pub fn public_key(

@@ -197,6 +197,12 @@ impl Database {
             (state.stored, state.redeemed)
         };
         let hides_groups = survey.results_withheld_until_close();
+        // Nothing that depends on which responses were released, not even their number.
+        let figures = if hides_groups {
+            Arc::default()
+        } else {
+            figures
+        };
         let reason = match survey.status {
             SurveyStatus::Open if survey.results_after_close => ReleaseReason::ResultsAfterClose,
             SurveyStatus::Open | SurveyStatus::Draft => ReleaseReason::Waiting,

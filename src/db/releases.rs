@@ -121,18 +121,21 @@ struct Locked {
     k: u64,
     requires_invitation: bool,
     open: bool,
+    /// Under `results_after_close` a cell's release is its whole release at close.
+    results_after_close: bool,
     counters: ReleaseCounters,
 }
 
 /// Adds `received` to the survey's count of responses ever stored (0: only locks the row)
 /// and reads what a consideration needs.
 fn lock_survey(connection: &Conn, survey_id: SurveyId, received: i64) -> Result<Locked, AppError> {
-    type Row = (i64, bool, String, i64, i64, i64, i64, i64);
+    type Row = (i64, bool, String, i64, i64, i64, i64, i64, bool);
     let row: Row = connection
         .prepare_cached(
             "UPDATE surveys SET received = received + ?2 WHERE id = ?1
              RETURNING min_cell, requires_invitation, status, received, considered_at,
-                       considered_redemptions, considered_responses, considered_released",
+                       considered_redemptions, considered_responses, considered_released,
+                       results_after_close",
         )?
         .query_row(params![survey_id.get(), received], |row| {
             Ok((
@@ -144,6 +147,7 @@ fn lock_survey(connection: &Conn, survey_id: SurveyId, received: i64) -> Result<
                 row.get(5)?,
                 row.get(6)?,
                 row.get(7)?,
+                row.get(8)?,
             ))
         })
         .optional()?
@@ -155,6 +159,7 @@ fn lock_survey(connection: &Conn, survey_id: SurveyId, received: i64) -> Result<
         k: u64::from(min_cell.get()),
         requires_invitation: row.1,
         open: row.2 == "open",
+        results_after_close: row.8,
         counters: ReleaseCounters {
             received: count_from_sql(row.3)?,
             considered_at: count_from_sql(row.4)?,
@@ -515,10 +520,13 @@ fn consider(connection: &Conn, survey_id: SurveyId, locked: &Locked) -> Result<(
             Ok::<_, AppError>(())
         })?;
     let threshold = locked.min_cell.release_threshold(locked.open);
+    // Under results_after_close nothing is released while open: each cell is one release at
+    // close, so no withdrawal can withhold part of it before anyone saw it.
+    let releasing = !(locked.open && locked.results_after_close);
     let mut pairs = read_pairs(connection, survey_id)?;
     let mut released_any = false;
     for (cell, waiting) in cells {
-        if (waiting.records.len() as u64) < threshold {
+        if !releasing || (waiting.records.len() as u64) < threshold {
             continue;
         }
         release(

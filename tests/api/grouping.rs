@@ -219,6 +219,22 @@ async fn the_builder_adds_a_grouping_question_with_its_warning_and_no_epsilon() 
     );
     assert!(page.contains("<option value=\"grouping\" data-design=\"grouping\" selected>"));
     assert!(page.contains(">1.00</output>"), "the total ε leaves it out");
+    // The first grouping question turns "results after close" on, and says why; the owner
+    // may turn it off again before opening.
+    let after_close =
+        "id=\"results-after-close\" name=\"results_after_close\" type=\"checkbox\" checked";
+    assert!(page.contains(after_close), "on with a grouping question");
+    assert!(page.contains("which people make up each release"));
+    let path = format!("/surveys/{slug}/edit");
+    let fields = crate::workspace::form_fields(&page, &path);
+    let fields: Vec<(&str, &str)> = fields
+        .iter()
+        .filter(|(name, _)| name != "results_after_close")
+        .map(|(name, value)| (name.as_str(), value.as_str()))
+        .collect();
+    assert_eq!(browser.post_form(&path, &fields).await.status(), 303);
+    let page = browser.get_html(&path).await;
+    assert!(!page.contains(after_close), "turned off by its owner");
     // The only randomized question cannot become a grouping one, nor be deleted.
     let first = crate::workspace::question_ids(&app, &slug).await[0];
     let refused = browser

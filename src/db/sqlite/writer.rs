@@ -113,7 +113,7 @@ fn run(
     };
     // A write left in the files by an earlier run (a crash) is compacted soon too.
     clock.wrote();
-    clock.closing.tick(connection);
+    tick_closing(connection, &mut clock);
     let mut waiting = None;
     loop {
         let message = match waiting.take() {
@@ -149,7 +149,7 @@ fn run(
                     clock.wrote();
                 }
                 // A group may have opened a survey with a closing time.
-                clock.closing.tick(connection);
+                tick_closing(connection, &mut clock);
                 if clock.due() {
                     let _ = epoch(connection, &mut clock, readers);
                 }
@@ -158,11 +158,22 @@ fn run(
     }
 }
 
+/// Closes the surveys whose time has come; when that erased a key, truncates the WAL before
+/// the tick ends, so no copy of the key stays in any file.
+fn tick_closing(connection: &Conn, clock: &mut EpochClock) {
+    clock.closing.tick(connection);
+    if crate::db::redemptions::take_erased_key() {
+        if let Err(error) = compaction::truncate_wal(connection) {
+            tracing::error!(%error, "cannot truncate the WAL after closing surveys");
+        }
+    }
+}
+
 /// The writer woke without a job: delete surveys past their retention date, notice other
 /// processes' commits, run the epoch when it is due, and try again to delete the WAL's
 /// index if another process kept it at the last try.
 fn on_timer(connection: &Conn, clock: &mut EpochClock, readers: &ReadPool) {
-    clock.closing.tick(connection);
+    tick_closing(connection, clock);
     match responses::delete_expired_surveys(connection, RetentionDate::today().as_str()) {
         Ok(deleted) if !deleted.is_empty() => {
             tracing::info!(
@@ -259,6 +270,8 @@ fn commit_group(
     mut group: Vec<Box<dyn Job>>,
     readers: &ReadPool,
 ) -> Option<EpochReport> {
+    // A stale flag from a failed group must not outlive it.
+    let _ = crate::db::redemptions::take_erased_key();
     if let Err(error) = execute_cached(connection, "BEGIN IMMEDIATE") {
         let cause = group_failure("cannot begin a write transaction", error);
         for job in group {
@@ -282,9 +295,17 @@ fn commit_group(
         }
         return None;
     }
+    // A group that closed an invitation survey (by its target) erased its key: no copy of
+    // it may stay in the WAL once the answer goes out.
+    let key_erased = if crate::db::redemptions::take_erased_key() {
+        AfterCommit::TruncateWal
+    } else {
+        AfterCommit::Nothing
+    };
     let wanted = group
         .iter()
         .map(|job| job.after_commit())
+        .chain([key_erased])
         .max()
         .unwrap_or(AfterCommit::Nothing);
     let mut epoch = None;

@@ -253,10 +253,17 @@ impl TypedDraft {
         } else {
             None
         };
+        // The first grouping question turns "results after close" on, the default with
+        // grouping questions (docs/privacy.md, "The price of live breakdowns"); the owner may
+        // turn it off again before opening.
+        let first_grouping = matches!(new_question, Some(DefinedQuestion::Grouping(_)))
+            && !questions
+                .iter()
+                .any(|(_, question)| matches!(question, DefinedQuestion::Grouping(_)));
         Ok(DraftEdits {
             details,
             requires_invitation: self.requires_invitation,
-            results_after_close: self.results_after_close,
+            results_after_close: self.results_after_close || first_grouping,
             rule,
             intro,
             completion_url,

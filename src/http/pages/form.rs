@@ -174,27 +174,23 @@ impl SurveyPage {
                     ),
                 ],
             ),
-            // A survey with grouping questions or invitations shows its owner totals of
-            // released responses only (docs/design.md, invariant 11).
-            privacy_owner: if definition.requires_invitation || !groupings.is_empty() {
-                t.with(
-                    "privacy-owner-totals",
-                    &[
-                        ("k", Arg::Count(u64::from(definition.min_cell))),
-                        (
-                            "after",
-                            if definition.results_after_close {
-                                "yes"
-                            } else {
-                                "no"
-                            }
-                            .into(),
-                        ),
-                    ],
-                )
-            } else {
-                t.text("privacy-owner-reports")
-            },
+            // Every survey shows its owner totals of released responses only (docs/design.md,
+            // invariant 11).
+            privacy_owner: t.with(
+                "privacy-owner-totals",
+                &[
+                    ("k", Arg::Count(u64::from(definition.min_cell))),
+                    (
+                        "after",
+                        if definition.results_after_close {
+                            "yes"
+                        } else {
+                            "no"
+                        }
+                        .into(),
+                    ),
+                ],
+            ),
             receipt_link: t.markup(
                 "receipt-link",
                 &[(

@@ -12,6 +12,7 @@
 //! found are named tests of their own ([`reproductions`]).
 
 mod auditor;
+mod named;
 mod reproductions;
 mod scenario;
 mod views;
