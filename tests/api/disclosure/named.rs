@@ -169,14 +169,15 @@ async fn a_withdrawal_moves_the_cross_tabulation_only_at_the_next_consideration(
         "nothing moves before a consideration"
     );
     assert_eq!(app.results(&token, &slug).await["questions"][0]["n"], 10);
-    // Five more arrivals make the consideration: every view moves together, to 14.
+    // Five more arrivals make the consideration: the withdrawal takes effect in every view
+    // at once (nine stayed, at least k: the release stays); the five new wait for k + 2.
     for i in 0..5 {
         app.submit_ok(&slug, json!({&ids[0]: i % 2, &ids[1]: 1}))
             .await;
     }
     let after = read(&app, &token, &joint).await;
-    assert_eq!(after["n"], 14, "{after}");
-    assert_eq!(app.results(&token, &slug).await["questions"][0]["n"], 14);
+    assert_eq!(after["n"], 9, "{after}");
+    assert_eq!(app.results(&token, &slug).await["questions"][0]["n"], 9);
 }
 
 /// Item 4: considerations every k arrivals and a live response count let an owner who knows
