@@ -323,16 +323,12 @@ pub fn describe(survey: &Survey) -> Result<Codebook, AppError> {
             })
             .collect(),
         grouping_note: (!survey.groupings.is_empty()).then(|| {
-            format!(
+            String::from(
                 "Grouping questions are not randomized: each group_<id> column holds the \
                  respondent's answer (its label) on every row of the response. The export \
-                 holds released responses only (docs/design.md, invariant 11): each \
-                 combination of grouping answers is a cell, released whole once it holds at \
-                 least {k} new responses (k = the survey's min_cell) when releases are \
-                 considered, every {k} responses received and at close. Responses of a cell \
-                 that never reached {k} new ones are withheld: stored, but in no figure and \
-                 no export. The export is refused while the survey is open.",
-                k = survey.min_cell.get()
+                 holds released responses only (docs/design.md, invariant 11; see \
+                 release_rule): each combination of grouping answers is a cell, and the \
+                 export is refused while the survey is open.",
             )
         }),
     })

@@ -7,6 +7,8 @@ mod body_deadline;
 pub mod extract;
 pub mod openapi;
 mod pages;
+
+pub use pages::RESULTS_PAGE_PARAMETERS;
 mod public_definition;
 pub use public_definition::{PublicDefinition, PublicQuestion};
 pub mod public_url;

@@ -50,9 +50,8 @@ pub struct PublicDefinition {
     /// The language of the form's own words: `en`, `de`, `fr` or `es`.
     #[schema(value_type = crate::domain::SurveyLanguage)]
     pub language: Language,
-    /// k: for a survey with grouping questions or invitations, the fewest responses any
-    /// figure its owner sees rests on (docs/design.md, invariant 11); for other surveys, the
-    /// step of its live pages. The form says which.
+    /// k: the fewest responses that stayed any figure its owner sees rests on
+    /// (docs/design.md, invariant 11). The form says so.
     #[schema(minimum = 5, maximum = 10_000)]
     pub min_cell: u32,
     /// Its owner sees no figure computed from the reports before it closes.

@@ -25,9 +25,9 @@ impl From<ServiceError> for AppError {
             // Each export would tell which responses arrived since the last: one row apiece.
             ServiceError::ExportWithheld => AppError::conflict(
                 "export_withheld",
-                "a survey with grouping questions or invitations exports once it has closed, its \
-                 released responses only: while it is open, comparing two exports would show \
-                 each new response's rows",
+                "a survey exports once it has closed, its released responses only: while it is \
+                 open, comparing two exports would show each new response's rows (close it \
+                 first)",
             ),
             ServiceError::NotAGroupingQuestion { id } => AppError::invalid(
                 "not_a_grouping_question",

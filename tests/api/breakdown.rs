@@ -129,7 +129,10 @@ async fn a_group_of_k_minus_one_is_absent_from_results_exports_and_every_subtrac
     assert!(codebook["grouping_note"]
         .as_str()
         .unwrap()
-        .contains("at least 5 new responses"));
+        .contains("see release_rule"));
+    let rule = codebook["survey"]["release_rule"].as_str().unwrap();
+    assert!(rule.contains("at least 7 new responses"), "{rule}");
+    assert!(rule.contains("at close, one holding at least 5"), "{rule}");
     assert_eq!(codebook["survey"]["min_cell"], 5);
     assert_eq!(
         codebook["groupings"][0]["column"],

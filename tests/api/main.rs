@@ -2,6 +2,7 @@
 //! (`tests/request_log.rs` stays apart: it captures the process-wide log.)
 
 mod common;
+mod routes;
 mod sweep;
 mod workspace;
 

@@ -9,34 +9,9 @@ use serde_json::{json, Value};
 
 use crate::common::{spawn_app, TestApp};
 
-const ROUTER_SOURCE: &str = include_str!("../../src/http/mod.rs");
+use crate::routes::routes_in;
 
 const METHODS: [&str; 7] = ["get", "head", "post", "put", "patch", "delete", "options"];
-
-/// (METHOD, path) of every route registered in the source between `fn start` and the next
-/// `fn `: each `.service(` chunk's `resource("…")` and its `.get(…)`, `.post(…)`, … calls.
-fn routes_in(start: &str) -> BTreeSet<(String, String)> {
-    let section = ROUTER_SOURCE
-        .split_once(start)
-        .unwrap_or_else(|| panic!("{start} is in src/http/mod.rs"))
-        .1;
-    let section = section.split("\nfn ").next().unwrap();
-    let mut routes = BTreeSet::new();
-    for chunk in section.split(".service(").skip(1) {
-        let Some(path) = chunk
-            .split_once("resource(\"")
-            .and_then(|(_, rest)| rest.split('"').next())
-        else {
-            continue;
-        };
-        for method in METHODS {
-            if chunk.contains(&format!(".{method}(")) {
-                routes.insert((method.to_uppercase(), path.to_owned()));
-            }
-        }
-    }
-    routes
-}
 
 async fn document(app: &TestApp) -> Value {
     let response = app

@@ -37,8 +37,9 @@ async fn export(
 /// unbiased values of the question's design, whose means over a question's rows are the
 /// results' estimates (`unbiased_value`: yes share, ordinal mean level on 1…k, number mean,
 /// empty for choice; `option_values`: choice and ordinal, one value per option joined by
-/// `;`). The codebook says what each means. A survey with grouping questions or invitations
-/// exports once closed, its released responses only (see the results).
+/// `;`). The codebook says what each means. Every survey exports once closed, its released
+/// responses only (see the results): while open, two exports would differ by each new
+/// response's rows.
 #[utoipa::path(
     get,
     path = "/api/surveys/{slug}/export.csv",
@@ -54,7 +55,7 @@ async fn export(
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 404, description = "`not_found`: no such survey of yours.", body = ErrorBody),
         (status = 409, description = "`blinded`: fixed in advance and still open; \
-            `export_withheld`: a survey with grouping questions or invitations, still open.",
+            `export_withheld`: the survey is still open (every survey exports once closed).",
             body = ErrorBody),
     )
 )]
@@ -85,7 +86,7 @@ pub async fn export_csv(
             headers(("WWW-Authenticate" = String, description = "`Bearer`"))),
         (status = 404, description = "`not_found`: no such survey of yours.", body = ErrorBody),
         (status = 409, description = "`blinded`: fixed in advance and still open; \
-            `export_withheld`: a survey with grouping questions or invitations, still open.",
+            `export_withheld`: the survey is still open (every survey exports once closed).",
             body = ErrorBody),
     )
 )]

@@ -38,13 +38,15 @@ pub struct ResultsQuery {
 
 /// GET /api/surveys/{slug}/results?confidence=0.95
 ///
-/// Per question: n, reports of yes, the debiased estimate and three intervals. A survey with
-/// grouping questions or invitations computes every figure from its released responses only
-/// (`release`; docs/design.md, invariant 11): releases are considered every `min_cell`
-/// responses received (with invitations, also every `min_cell` redemptions) and at close,
-/// and each cell (a combination of grouping answers) is released whole once it holds at
-/// least `min_cell` new responses; a survey that requires invitations also counts its
-/// responses as of the last consideration while open.
+/// Per question: n, reports of yes, the debiased estimate and three intervals. Every survey
+/// computes every figure from its released responses only (`release`; docs/design.md,
+/// invariant 11): releases are considered every `min_cell` responses received (with
+/// invitations, also every `min_cell` redemptions) and at close; a cell (a combination of
+/// grouping answers) is released once it holds `min_cell` + max(2, ⌈`min_cell`/5⌉) new
+/// responses while open, `min_cell` at close; a release that withdrawals leave with fewer
+/// than `min_cell` responses is withheld whole. A survey that requires invitations also
+/// counts its responses as of the last consideration while open. Under
+/// `results_after_close`, nothing but `responses` and `release.considered_at` before close.
 #[utoipa::path(
     get,
     path = "/api/surveys/{slug}/results",

@@ -25,7 +25,9 @@ mod surveys;
 pub use account::{account, create_signup_link, create_token, revoke_token, signup_links_moved};
 pub use builder::{builder, close, confirm_open, delete_survey, open, preview, save_draft};
 pub use design::figures as design_figures;
-pub use results::{download_invitations, live_results, present, results_page, unblind};
+pub use results::{
+    download_invitations, live_results, present, results_page, unblind, RESULTS_PAGE_PARAMETERS,
+};
 pub use sign_in::{home, login, login_form, logout, setup, setup_form};
 pub use study_links::links_page;
 pub use surveys::{create_survey, surveys};

@@ -472,9 +472,9 @@ struct ResultsView {
     max_invitations: u32,
     /// The key fingerprint of every invitation link and the redemptions released.
     invitations: Option<crate::services::releases::InvitationStatus>,
-    /// The live figures move in steps of at least this many responses.
+    /// k: the live figures move in releases of at least this many responses.
     min_cell: u32,
-    /// A survey with grouping questions or invitations: what is released and withheld.
+    /// What is released and withheld (every survey).
     release: ReleaseLine,
     confidence: String,
     confidence_percent: u32,
@@ -695,6 +695,11 @@ fn blank_or_number<'de, D: serde::Deserializer<'de>>(
     }
 }
 
+/// Every parameter of [`ResultsPageQuery`] by name: the list the disclosure auditor reads
+/// the live pages with (tests/api/disclosure/reads.rs). The test below fails to compile when
+/// a field is added and not listed.
+pub const RESULTS_PAGE_PARAMETERS: &[&str] = &["confidence", "null", "simultaneous", "by", "hide"];
+
 impl ResultsPageQuery {
     fn asked(&self) -> Result<Asked, AppError> {
         Ok(Asked {
@@ -852,4 +857,35 @@ pub async fn present(
         qr_svg,
         view,
     })
+}
+
+#[cfg(test)]
+mod parameter_tests {
+    use super::*;
+
+    #[test]
+    fn the_parameter_list_names_every_field_of_the_page_query() {
+        let query: ResultsPageQuery = serde_json::from_value(serde_json::json!({
+            "confidence": 0.9, "null": "0.5", "simultaneous": "on", "by": 1, "hide": "1"
+        }))
+        .unwrap();
+        // Exhaustive: a new field breaks this line until it is listed.
+        let ResultsPageQuery {
+            confidence,
+            null,
+            simultaneous,
+            by,
+            hide,
+        } = query;
+        let given = [
+            ("confidence", confidence.is_some()),
+            ("null", null.is_some()),
+            ("simultaneous", simultaneous.is_some()),
+            ("by", by.is_some()),
+            ("hide", hide.is_some()),
+        ];
+        assert!(given.iter().all(|(_, read)| *read));
+        let names: Vec<&str> = given.iter().map(|(name, _)| *name).collect();
+        assert_eq!(names, RESULTS_PAGE_PARAMETERS);
+    }
 }

@@ -234,15 +234,25 @@ impl Auditor {
         released: &Set,
         actual: &Value,
     ) -> Result<(), String> {
+        self.match_results_as_asked(survey, released, actual, Asked::at(confidence()))
+    }
+
+    /// The overall results as asked with `?null=` or `?simultaneous=`.
+    pub fn match_results_as_asked(
+        &mut self,
+        survey: &Survey,
+        released: &Set,
+        actual: &Value,
+        asked: Asked,
+    ) -> Result<(), String> {
         let summary: ReleaseSummary = serde_json::from_value(actual["release"].clone())
             .map_err(|e| format!("no release in the results: {e}: {actual}"))?;
         let responses = actual["responses"].as_u64().ok_or("no responses")?;
         let mut differences = Vec::new();
         for (name, candidate) in self.candidates(released) {
             let view = self.released_from(survey, &candidate, summary, responses, None);
-            let expected =
-                deniable::results::compute_released(survey, &view, Asked::at(confidence()))
-                    .map_err(|e| format!("{e:?}"))?;
+            let expected = deniable::results::compute_released(survey, &view, asked)
+                .map_err(|e| format!("{e:?}"))?;
             let expected = as_served(&expected);
             match first_difference(&expected, actual, "") {
                 None => {

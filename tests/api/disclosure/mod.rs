@@ -13,6 +13,7 @@
 
 mod auditor;
 mod named;
+mod reads;
 mod reproductions;
 mod scenario;
 mod views;

@@ -5,7 +5,7 @@
 //! is a child process; closing by hand, by target or by time. After every event the
 //! auditor reads every view.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,10 +17,13 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Value};
 use tempfile::TempDir;
 
-use super::auditor::{Auditor, Known, Set};
+use super::auditor::{confidence, Auditor, Known, Set};
+use super::reads;
 use crate::common::{
     database_in, parse_invitations, remote_app, spawn_app_in, test_postgres, TestApp, TokenDevice,
+    TEST_PASSWORD,
 };
+use crate::workspace::Browser;
 
 pub const K: u32 = 5;
 
@@ -186,6 +189,8 @@ pub struct Host {
     child: Option<std::process::Child>,
     two_nodes: bool,
     pub token: String,
+    /// The owner's browser session, for the pages (sessions are stored: restarts keep it).
+    browser: Option<Browser>,
 }
 
 impl Host {
@@ -198,11 +203,13 @@ impl Host {
             child: None,
             two_nodes,
             token: String::new(),
+            browser: None,
         };
         host.start().await;
         host.token = host.nodes[0]
             .researcher_with_token("auditor@example.org")
             .await;
+        host.sign_in().await;
         host
     }
 
@@ -215,12 +222,31 @@ impl Host {
             child: None,
             two_nodes: false,
             token: String::new(),
+            browser: None,
         };
         host.start_child().await;
         host.token = host.nodes[0]
             .researcher_with_token("auditor@example.org")
             .await;
+        host.sign_in().await;
         host
+    }
+
+    async fn sign_in(&mut self) {
+        let mut browser = Browser::new(&self.nodes[0]);
+        let response = browser
+            .try_sign_in("auditor@example.org", TEST_PASSWORD)
+            .await;
+        assert_eq!(response.status(), 303, "the auditor signs in");
+        self.browser = Some(browser);
+    }
+
+    /// The owner's browser, pointed at `node`.
+    fn browser_on(&mut self, turn: usize) -> &mut Browser {
+        let address = self.node(turn).address.clone();
+        let browser = self.browser.as_mut().expect("signed in");
+        browser.base = address;
+        browser
     }
 
     async fn start(&mut self) {
@@ -411,6 +437,8 @@ pub async fn run(scenario: &Scenario, host: &mut Host) -> Result<Outcome, String
     let mut release_moments = BTreeSet::new();
     let mut status = "open".to_owned();
     let mut survey: Option<Survey> = None;
+    // Each page read, by the API views read with it: the same views must give the same page.
+    let mut pages_seen: HashMap<String, String> = HashMap::new();
     for (step, event) in scenario.events.iter().enumerate() {
         let node = host.node(step);
         let mut may_move = false;
@@ -520,12 +548,19 @@ pub async fn run(scenario: &Scenario, host: &mut Host) -> Result<Outcome, String
         }
         let survey = survey.clone().unwrap();
         // Every view at once (the same state: nothing is written meanwhile).
-        let joint_path = (question_ids.len() == 2).then(|| {
-            format!(
-                "/api/surveys/{slug}/results?joint={},{}",
-                question_ids[0], question_ids[1]
-            )
-        });
+        let joint_paths: Vec<((i64, i64), String)> = if question_ids.len() == 2 {
+            [(0, 1), (1, 0)]
+                .map(|(a, b)| {
+                    let pair = (question_ids[a], question_ids[b]);
+                    (
+                        pair,
+                        format!("/api/surveys/{slug}/results?joint={},{}", pair.0, pair.1),
+                    )
+                })
+                .to_vec()
+        } else {
+            Vec::new()
+        };
         let (results, unreleased, breakdowns, joint, (export_status, export_body)) = tokio::join!(
             node.results(&token, &slug),
             unreleased(&node.db, &survey),
@@ -534,16 +569,11 @@ pub async fn run(scenario: &Scenario, host: &mut Host) -> Result<Outcome, String
                     .iter()
                     .map(|id| node.breakdown(&token, &slug, *id))
             ),
-            async {
-                match &joint_path {
-                    Some(path) => {
-                        let response = node.owner_get(&token, path).await;
-                        let status = response.status().as_u16();
-                        Some((status, response.json::<Value>().await.unwrap()))
-                    }
-                    None => None,
-                }
-            },
+            join_all(joint_paths.iter().map(|(pair, path)| async {
+                let response = node.owner_get(&token, path).await;
+                let status = response.status().as_u16();
+                (*pair, status, response.json::<Value>().await.unwrap())
+            })),
             async {
                 let response = node
                     .owner_get(&token, &format!("/api/surveys/{slug}/export.csv"))
@@ -573,15 +603,10 @@ pub async fn run(scenario: &Scenario, host: &mut Host) -> Result<Outcome, String
             figures.push(breakdown["differences"].clone());
             read.insert(format!("by {byte}"), breakdown);
         }
-        if let Some((status, body)) = joint {
+        for (order, (pair, status, body)) in joint.into_iter().enumerate() {
             if status == 200 {
                 auditor
-                    .match_joint(
-                        &survey,
-                        (question_ids[0], question_ids[1]),
-                        &released,
-                        &body,
-                    )
+                    .match_joint(&survey, pair, &released, &body)
                     .map_err(|e| fail(step, e))?;
                 figures.push(body["cells"].clone());
             } else if !(status == 409
@@ -589,7 +614,16 @@ pub async fn run(scenario: &Scenario, host: &mut Host) -> Result<Outcome, String
             {
                 return Err(fail(step, format!("joint answered {status}: {body}")));
             }
-            read.insert("joint".to_owned(), body);
+            read.insert(format!("joint {order}"), body);
+        }
+        // The results as asked otherwise (`?null=`, `?simultaneous=`), and the live pages'
+        // JSON: each recomputed from one set of responses.
+        for (query, asked) in asked_variants() {
+            let path = format!("/api/surveys/{slug}/results?{query}");
+            let body: Value = node.owner_get(&token, &path).await.json().await.unwrap();
+            auditor
+                .match_results_as_asked(&survey, &released, &body, asked)
+                .map_err(|e| fail(step, format!("{path}: {e}")))?;
         }
         if now_status == "closed" {
             if export_status != 200 {
@@ -627,6 +661,75 @@ pub async fn run(scenario: &Scenario, host: &mut Host) -> Result<Outcome, String
                 step,
                 format!("an open survey's export: {export_status}"),
             ));
+        }
+        let ndjson = node
+            .owner_get(&token, &format!("/api/surveys/{slug}/export.ndjson"))
+            .await;
+        let ndjson = (ndjson.status().as_u16(), ndjson.text().await.unwrap());
+        let csv_records: BTreeSet<&str> = export_body
+            .lines()
+            .skip(1)
+            .filter_map(|line| line.split(',').next())
+            .collect();
+        if ndjson.0 != export_status {
+            return Err(fail(
+                step,
+                format!(
+                    "export.ndjson answered {}, export.csv {export_status}",
+                    ndjson.0
+                ),
+            ));
+        }
+        if ndjson.0 == 200 {
+            let records: BTreeSet<String> = ndjson
+                .1
+                .lines()
+                .map(|line| {
+                    serde_json::from_str::<Value>(line).unwrap()["record_id"]
+                        .as_str()
+                        .unwrap()
+                        .to_owned()
+                })
+                .collect();
+            if records.iter().map(String::as_str).collect::<BTreeSet<_>>() != csv_records {
+                return Err(fail(
+                    step,
+                    "export.ndjson holds other records than export.csv".to_owned(),
+                ));
+            }
+        }
+        let views_now = Value::Object(read.clone());
+        let results_json = host
+            .browser_on(step + 1)
+            .get(&format!("/surveys/{slug}/results.json"))
+            .await;
+        let results_json: Value = results_json.json().await.unwrap();
+        auditor
+            .match_results(&survey, &released, &results_json)
+            .map_err(|e| fail(step, format!("results.json: {e}")))?;
+        for path in page_paths(&slug, &grouping_ids) {
+            let browser = host.browser_on(step + 1);
+            // The pages show the respondents' link (and its QR code): the node's address.
+            let address = browser.base.clone();
+            let page = browser.get(&path).await;
+            let page_status = page.status().as_u16();
+            let page = reads::normalized(&page.text().await.unwrap());
+            let key = format!("{address}{path} {results} {views_now}");
+            match pages_seen.get(&key) {
+                Some(seen) if *seen != page => {
+                    return Err(fail(
+                        step,
+                        format!(
+                            "{path} ({page_status}) changed while every API view read with it \
+                             stayed the same: it shows something they do not"
+                        ),
+                    ));
+                }
+                Some(_) => {}
+                None => {
+                    pages_seen.insert(key, page);
+                }
+            }
         }
         auditor.check_classes().map_err(|e| fail(step, e))?;
         // Moments: report-derived figures move only at a consideration, at close, or where
@@ -687,6 +790,49 @@ pub async fn run(scenario: &Scenario, host: &mut Host) -> Result<Outcome, String
         fate.stored = response.stored;
     }
     Ok(outcome)
+}
+
+/// The results' other ways of asking (`reads::PARAMETERS`): `?null=` at 0 and 0.5, and
+/// `?simultaneous=`.
+fn asked_variants() -> Vec<(&'static str, deniable::results::Asked)> {
+    let at = deniable::results::Asked::at(confidence());
+    vec![
+        (
+            "null=0",
+            deniable::results::Asked {
+                null: Some(0.0),
+                ..at
+            },
+        ),
+        (
+            "null=0.5",
+            deniable::results::Asked {
+                null: Some(0.5),
+                ..at
+            },
+        ),
+        (
+            "simultaneous=true",
+            deniable::results::Asked {
+                simultaneous: true,
+                ..at
+            },
+        ),
+    ]
+}
+
+/// The live pages, with every parameter that selects another view (`reads::PARAMETERS`).
+fn page_paths(slug: &str, grouping_ids: &[i64]) -> Vec<String> {
+    let mut paths = vec![
+        format!("/surveys/{slug}/results"),
+        format!("/surveys/{slug}/results?null=0.5&simultaneous=on"),
+        format!("/surveys/{slug}/present"),
+        format!("/surveys/{slug}/present?hide=1"),
+    ];
+    for id in grouping_ids {
+        paths.push(format!("/surveys/{slug}/results?by={id}"));
+    }
+    paths
 }
 
 /// `value` with every question id (under `id`, `by`, `question`, `given_question` or
