@@ -205,10 +205,13 @@ export async function startServer({ defaultLimits = false, host = '127.0.0.1', l
       return release.released_responses + release.withheld_responses;
     },
 
-    /** How many responses the server holds for a survey (the owner's results, question 1's n). */
+    /**
+     * How many responses the server holds for a survey: the owner's live count (`responses`;
+     * the figures' n moves only with releases, issue 41).
+     */
     async responseCount(slug) {
       const results = await server.ownerGet(`/api/surveys/${slug}/results`);
-      return Math.max(...results.questions.map((question) => question.n));
+      return results.responses;
     },
 
     /**

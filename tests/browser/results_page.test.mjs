@@ -28,6 +28,9 @@ const RESPONDENTS = 30;
 const SURVEY = {
   title: 'Substance use in sport',
   min_cell: 5,
+  // The page is read live while open (the default with a grouping question is no figure
+  // before close, issue 41).
+  results_after_close: false,
   questions: [
     { text: 'Which sport do you compete in?', type: 'grouping', options: ['Rowing', 'Judo', 'Athletics'] },
     { text: 'Have you used a banned substance in the past year?', type: 'yes_no', epsilon: 1 },

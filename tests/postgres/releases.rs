@@ -14,8 +14,8 @@ use deniable::db::DbLocation;
 
 const K: u64 = 5;
 
-/// Three groups of k.
-const STEP: u64 = 3 * K;
+/// What an open cell needs to be released: k + max(2, ⌈k/5⌉).
+const OPEN: u64 = K + 2;
 
 async fn nodes(url: &str, how_many: usize) -> (Nodes, Vec<TestApp>) {
     let mut children: Vec<_> = (0..how_many).map(|_| spawn_node(url)).collect();
@@ -47,6 +47,7 @@ async fn every_node_shows_the_one_release_in_the_database_and_a_new_node_keeps_i
     let definition = json!({
         "title": "Sport and doping",
         "min_cell": K,
+        "results_after_close": false,
         "questions": [
             {"type": "grouping", "text": "Sport", "options": ["Rowing", "Judo", "Chess"]},
             {"text": "Have you used a performance-enhancing drug?", "epsilon": 1.0},
@@ -55,9 +56,10 @@ async fn every_node_shows_the_one_release_in_the_database_and_a_new_node_keeps_i
     let (slug, ids) = super::open_survey(&apps[0], &token, &definition).await;
     let (grouping, question) = (ids[0], ids[1]);
 
-    // Fifteen responses over both nodes, five in each group: released at the consideration
-    // at 15, whichever node ran it.
-    for index in 0..STEP {
+    // Twenty responses over both nodes, in turn by group: at the consideration at 20, Rowing
+    // and Judo hold seven each (k + 2) and are released, whichever node ran it; Chess's six
+    // wait.
+    for index in 0..4 * K {
         send(
             &apps[(index % 2) as usize],
             &slug,
@@ -68,20 +70,20 @@ async fn every_node_shows_the_one_release_in_the_database_and_a_new_node_keeps_i
         .await;
     }
     let released = apps[1].breakdown(&token, &slug, grouping).await;
-    assert_eq!(released["released_responses"], STEP);
+    assert_eq!(released["released_responses"], 2 * OPEN);
     assert_eq!(apps[0].breakdown(&token, &slug, grouping).await, released);
 
-    // Four more, on either node, one at a time: no node moves.
+    // Four more Chess, on either node, one at a time: no node moves.
     for index in 0..K - 1 {
         let node = &apps[(index % 2) as usize];
-        send(node, &slug, grouping, question, 0).await;
+        send(node, &slug, grouping, question, 2).await;
         for app in &apps {
             assert_eq!(app.breakdown(&token, &slug, grouping).await, released);
         }
     }
 
-    // The fifth makes Rowing five new ones at the consideration at 20; 20 refreshes at once
-    // over both nodes show one state.
+    // The fifth (a Rowing one) makes the consideration at 25: Chess's ten are released; 20
+    // refreshes at once over both nodes show one state.
     send(&apps[1], &slug, grouping, question, 0).await;
     let refreshes = join_all((0..20).map(|i| {
         let (app, token, slug) = (&apps[i % 2], &token, &slug);
@@ -91,11 +93,11 @@ async fn every_node_shows_the_one_release_in_the_database_and_a_new_node_keeps_i
     for refresh in &refreshes {
         assert_eq!(refresh, &refreshes[0]);
     }
-    assert_eq!(refreshes[0]["released_responses"], STEP + K);
-    assert_eq!(refreshes[0]["next_release_at"], STEP + 2 * K);
-    assert_eq!(count(&url, "SELECT count(*) FROM unreleased_responses"), 0);
+    assert_eq!(refreshes[0]["released_responses"], 2 * OPEN + 10);
+    assert_eq!(refreshes[0]["next_release_at"], 6 * K);
+    assert_eq!(count(&url, "SELECT count(*) FROM unreleased_responses"), 1);
 
-    // Four more, then both nodes stop and a new one starts: it shows the state in force.
+    // Four more Chess, then both nodes stop and a new one starts: it shows the state in force.
     for _ in 0..4 {
         send(&apps[0], &slug, grouping, question, 2).await;
     }
@@ -106,16 +108,16 @@ async fn every_node_shows_the_one_release_in_the_database_and_a_new_node_keeps_i
         refreshes[0]
     );
 
-    // Closing withholds the four: fewer than k new ones in Chess.
+    // Closing withholds the five waiting: fewer than k new ones in Rowing (1) and Chess (4).
     let closed = later[0]
         .owner_post(&token, &format!("/api/surveys/{slug}/close"))
         .await;
     assert_eq!(closed.status(), 200);
     let after = later[0].breakdown(&token, &slug, grouping).await;
-    assert_eq!(after["released_responses"], STEP + K);
-    assert_eq!(count(&url, "SELECT count(*) FROM unreleased_responses"), 4);
+    assert_eq!(after["released_responses"], 2 * OPEN + 10);
+    assert_eq!(count(&url, "SELECT count(*) FROM unreleased_responses"), 5);
     let results = later[0].results(&token, &slug).await;
-    assert_eq!(results["release"]["withheld_responses"], 4);
+    assert_eq!(results["release"]["withheld_responses"], 5);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -128,12 +130,13 @@ async fn an_invitation_surveys_release_is_the_same_from_every_node_and_a_withdra
     definition["results_after_close"] = json!(false);
     definition["min_cell"] = json!(K);
     let (slug, ids) = super::open_survey(&apps[0], &token, &definition).await;
-    let codes = apps[0].invitations(&token, &slug, 6).await.codes;
+    let codes = apps[0].invitations(&token, &slug, 11).await.codes;
     let answer = json!({ ids[0].to_string(): 1 });
 
-    // Five redeemed and answered, over both nodes: considered and released.
+    // Ten redeemed and answered, over both nodes: the consideration at 10 releases them
+    // (five were fewer than k + 2).
     let mut receipts = Vec::new();
-    for (index, code) in codes[..5].iter().enumerate() {
+    for (index, code) in codes[..10].iter().enumerate() {
         let node = &apps[index % 2];
         let bought = node.token_for(&slug, code).await;
         let (receipt, response_id) = super::common::receipt_and_response_id();
@@ -144,9 +147,9 @@ async fn an_invitation_surveys_release_is_the_same_from_every_node_and_a_withdra
         receipts.push(receipt);
     }
     let results = apps[1].results(&token, &slug).await;
-    assert_eq!(results["questions"][0]["n"], 5);
-    // A sixth through the second node moves nothing on either.
-    let bought = apps[1].token_for(&slug, &codes[5]).await;
+    assert_eq!(results["questions"][0]["n"], 10);
+    // An eleventh through the second node moves nothing on either.
+    let bought = apps[1].token_for(&slug, &codes[10]).await;
     let stored = apps[1]
         .submit_with_token(&slug, answer.clone(), Some(&bought), None)
         .await;
@@ -156,8 +159,8 @@ async fn an_invitation_surveys_release_is_the_same_from_every_node_and_a_withdra
     }
     assert_eq!(count(&url, "SELECT count(*) FROM unreleased_responses"), 1);
 
-    // A released response withdrawn, then the survey closed: the export holds the four
-    // released responses still stored; the sixth is withheld.
+    // A released response withdrawn, then the survey closed: its release keeps nine (at
+    // least k), so the export holds them; the eleventh is withheld.
     let withdrawn = apps[1].withdraw(&slug, &receipts[0]).await;
     assert_eq!(withdrawn.status(), 204);
     let closed = apps[0]
@@ -167,7 +170,7 @@ async fn an_invitation_surveys_release_is_the_same_from_every_node_and_a_withdra
     for app in &apps {
         let rows = app.export_csv(&token, &slug).await.lines().count() - 1;
         assert_eq!(
-            rows, 4,
+            rows, 9,
             "the export holds the released responses still stored"
         );
     }

@@ -5,9 +5,12 @@
 use deniable::db::DbLocation;
 
 /// The per-survey tables that Citus distributes by `survey_id` (docs/operators.md's commands).
-pub const DISTRIBUTED: [&str; 10] = [
+pub const DISTRIBUTED: [&str; 13] = [
     "stored_responses",
-    "releases",
+    "cell_releases",
+    "release_members",
+    "released_pairs",
+    "considered_pairs",
     "unreleased_responses",
     "released_cells",
     "considered_cells",

@@ -308,17 +308,23 @@ impl Auditor {
     ) -> Result<(), String> {
         let (one, two) =
             deniable::joint::questions(survey, first, second).map_err(|e| format!("{e:?}"))?;
-        for (_, candidate) in self.candidates(released) {
+        let mut differences = Vec::new();
+        for (name, candidate) in self.candidates(released) {
             let view = self.released_from(survey, &candidate, summary_placeholder(), 0, None);
             let expected = deniable::joint::compute(survey, &one, &two, &view, confidence_level())
                 .map_err(|e| format!("{e:?}"))?;
-            if as_served(&expected) == *actual {
-                self.record(&candidate, Condition::All);
-                return Ok(());
+            let expected = as_served(&expected);
+            match first_difference(&expected, actual, "") {
+                None => {
+                    self.record(&candidate, Condition::All);
+                    return Ok(());
+                }
+                Some(difference) => differences.push(format!("{name} {candidate:?}: {difference}")),
             }
         }
         Err(format!(
-            "the cross-tabulation matches no set of responses (released: {released:?}): {actual}"
+            "the cross-tabulation matches no set of responses ({}): {actual}",
+            differences.join("; ")
         ))
     }
 

@@ -561,26 +561,44 @@ pub async fn run(scenario: &Scenario, host: &mut Host) -> Result<Outcome, String
         } else {
             Vec::new()
         };
-        let (results, unreleased, breakdowns, joint, (export_status, export_body)) = tokio::join!(
-            node.results(&token, &slug),
-            unreleased(&node.db, &survey),
-            join_all(
-                grouping_ids
-                    .iter()
-                    .map(|id| node.breakdown(&token, &slug, *id))
-            ),
-            join_all(joint_paths.iter().map(|(pair, path)| async {
-                let response = node.owner_get(&token, path).await;
-                let status = response.status().as_u16();
-                (*pair, status, response.json::<Value>().await.unwrap())
-            })),
-            async {
-                let response = node
-                    .owner_get(&token, &format!("/api/surveys/{slug}/export.csv"))
-                    .await;
-                (response.status().as_u16(), response.text().await.unwrap())
-            },
-        );
+        // A survey closing by time may close while the views are read: read them again
+        // until they all saw one state (the status and the release before and after).
+        let (results, unreleased, breakdowns, joint, (export_status, export_body)) = loop {
+            let timed = scenario.stop == Stop::Time;
+            let before = if timed {
+                node.results(&token, &slug).await
+            } else {
+                Value::Null
+            };
+            let read = tokio::join!(
+                node.results(&token, &slug),
+                unreleased(&node.db, &survey),
+                join_all(
+                    grouping_ids
+                        .iter()
+                        .map(|id| node.breakdown(&token, &slug, *id))
+                ),
+                join_all(joint_paths.iter().map(|(pair, path)| async {
+                    let response = node.owner_get(&token, path).await;
+                    let status = response.status().as_u16();
+                    (*pair, status, response.json::<Value>().await.unwrap())
+                })),
+                async {
+                    let response = node
+                        .owner_get(&token, &format!("/api/surveys/{slug}/export.csv"))
+                        .await;
+                    (response.status().as_u16(), response.text().await.unwrap())
+                },
+            );
+            if !timed {
+                break read;
+            }
+            let after = node.results(&token, &slug).await;
+            let same = |value: &Value| (value["status"].clone(), value["release"].clone());
+            if same(&before) == same(&after) && same(&read.0) == same(&after) {
+                break read;
+            }
+        };
         let now_considered = results["release"]["considered_at"].as_u64().unwrap_or(0);
         let now_status = results["status"].as_str().unwrap_or_default().to_owned();
         let survey = if survey.status.as_str() == now_status {
@@ -707,7 +725,7 @@ pub async fn run(scenario: &Scenario, host: &mut Host) -> Result<Outcome, String
         auditor
             .match_results(&survey, &released, &results_json)
             .map_err(|e| fail(step, format!("results.json: {e}")))?;
-        for path in page_paths(&slug, &grouping_ids) {
+        for path in page_paths(&slug, &grouping_ids, step) {
             let browser = host.browser_on(step + 1);
             // The pages show the respondents' link (and its QR code): the node's address.
             let address = browser.base.clone();
@@ -805,15 +823,9 @@ fn asked_variants() -> Vec<(&'static str, deniable::results::Asked)> {
             },
         ),
         (
-            "null=0.5",
+            "null=0.5&simultaneous=true",
             deniable::results::Asked {
                 null: Some(0.5),
-                ..at
-            },
-        ),
-        (
-            "simultaneous=true",
-            deniable::results::Asked {
                 simultaneous: true,
                 ..at
             },
@@ -821,18 +833,22 @@ fn asked_variants() -> Vec<(&'static str, deniable::results::Asked)> {
     ]
 }
 
-/// The live pages, with every parameter that selects another view (`reads::PARAMETERS`).
-fn page_paths(slug: &str, grouping_ids: &[i64]) -> Vec<String> {
-    let mut paths = vec![
+/// The live pages, with every parameter that selects another view (`reads::PARAMETERS`):
+/// the page as first opened, and once with every parameter at once (each grouping question
+/// in turn), present mode with and without `hide` in turn.
+fn page_paths(slug: &str, grouping_ids: &[i64], step: usize) -> Vec<String> {
+    let by = grouping_ids
+        .get(step % grouping_ids.len().max(1))
+        .map_or(String::new(), |id| format!("&by={id}"));
+    vec![
         format!("/surveys/{slug}/results"),
-        format!("/surveys/{slug}/results?null=0.5&simultaneous=on"),
-        format!("/surveys/{slug}/present"),
-        format!("/surveys/{slug}/present?hide=1"),
-    ];
-    for id in grouping_ids {
-        paths.push(format!("/surveys/{slug}/results?by={id}"));
-    }
-    paths
+        format!("/surveys/{slug}/results?null=0.5&simultaneous=on{by}"),
+        if step % 2 == 0 {
+            format!("/surveys/{slug}/present")
+        } else {
+            format!("/surveys/{slug}/present?hide=1")
+        },
+    ]
 }
 
 /// `value` with every question id (under `id`, `by`, `question`, `given_question` or
