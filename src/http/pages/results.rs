@@ -547,7 +547,7 @@ impl ReleaseLine {
         };
         let why = match release.reason {
             ReleaseReason::Waiting => format!(
-                "{whole} of at least {first} new responses, considered every {k} responses                  received, next at {}",
+                "{whole} of at least {first} new responses; next considered at {}",
                 release.considered_at + u64::from(k)
             ),
             ReleaseReason::ResultsAfterClose => {

@@ -27,6 +27,14 @@ use crate::workspace::Browser;
 
 pub const K: u32 = 5;
 
+/// k of the scenarios: [`K`], or `DISCLOSURE_K` (bench/disclosure measures k = 10 with it).
+pub fn k() -> u32 {
+    std::env::var("DISCLOSURE_K")
+        .ok()
+        .and_then(|k| k.parse().ok())
+        .unwrap_or(K)
+}
+
 /// Milliseconds spent restarting servers, for the report.
 pub static RESTART_MILLIS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
@@ -157,7 +165,7 @@ impl Scenario {
         }
         let mut definition = json!({
             "title": format!("Scenario {}", self.seed),
-            "min_cell": K,
+            "min_cell": k(),
             "requires_invitation": self.invitations,
             "results_after_close": self.results_after_close,
             "questions": questions,
@@ -335,6 +343,12 @@ pub struct Outcome {
     pub smallest_class: Option<usize>,
     pub withheld_at_close: u64,
     pub released_at_close: u64,
+    /// Responses ever released that never withdrew, and those of them the last export left
+    /// out (withheld with a release that withdrawals left below k).
+    pub stayers_released: u64,
+    pub stayers_withheld: u64,
+    /// Whether any released response withdrew.
+    pub withdrawals: bool,
     /// Per arrival: the `considered_at` when it arrived, and whether it was ever released,
     /// stored at the end, withdrawn.
     pub arrivals: Vec<ArrivalFate>,
@@ -428,7 +442,7 @@ pub async fn run(scenario: &Scenario, host: &mut Host) -> Result<Outcome, String
         Vec::new()
     }
     .into_iter();
-    let mut auditor = Auditor::new(K as usize);
+    let mut auditor = Auditor::new(k() as usize);
     let mut outcome = Outcome::default();
     let mut arrival_of: Vec<usize> = Vec::new(); // arrival number → auditor index
     let mut considered_at = 0_u64;
@@ -439,6 +453,7 @@ pub async fn run(scenario: &Scenario, host: &mut Host) -> Result<Outcome, String
     let mut survey: Option<Survey> = None;
     // Each page read, by the API views read with it: the same views must give the same page.
     let mut pages_seen: HashMap<String, String> = HashMap::new();
+    let mut last_exported = Set::new();
     for (step, event) in scenario.events.iter().enumerate() {
         let node = host.node(step);
         let mut may_move = false;
@@ -653,6 +668,7 @@ pub async fn run(scenario: &Scenario, host: &mut Host) -> Result<Outcome, String
             let exported = auditor
                 .match_export(&survey, &export_body)
                 .map_err(|e| fail(step, e))?;
+            last_exported.clone_from(&exported);
             // Rows without their record ids, questions by place: the replay's names differ.
             let mut rows: Vec<String> = export_body
                 .lines()
@@ -732,14 +748,34 @@ pub async fn run(scenario: &Scenario, host: &mut Host) -> Result<Outcome, String
             let page = browser.get(&path).await;
             let page_status = page.status().as_u16();
             let page = reads::normalized(&page.text().await.unwrap());
+            if scenario.stop == Stop::Time {
+                // Closed by time since the views were read: this page belongs to no read.
+                let now = host.node(step + 1).results(&token, &slug).await;
+                if now["status"] != results["status"] || now["release"] != results["release"] {
+                    continue;
+                }
+            }
             let key = format!("{address}{path} {results} {views_now}");
             match pages_seen.get(&key) {
                 Some(seen) if *seen != page => {
+                    let at = seen
+                        .bytes()
+                        .zip(page.bytes())
+                        .position(|(a, b)| a != b)
+                        .unwrap_or(seen.len().min(page.len()));
+                    let around = |text: &str| {
+                        let bytes =
+                            &text.as_bytes()[at.saturating_sub(120)..(at + 120).min(text.len())];
+                        String::from_utf8_lossy(bytes).into_owned()
+                    };
                     return Err(fail(
                         step,
                         format!(
                             "{path} ({page_status}) changed while every API view read with it \
-                             stayed the same: it shows something they do not"
+                             stayed the same: it shows something they do not (before: {:?}, \
+                             now: {:?})",
+                            around(seen),
+                            around(&page)
                         ),
                     ));
                 }
@@ -800,6 +836,17 @@ pub async fn run(scenario: &Scenario, host: &mut Host) -> Result<Outcome, String
             .push(by_place(Value::Object(read), &ids, false));
     }
     outcome.releases = release_moments.len();
+    for (index, response) in auditor.responses.iter().enumerate() {
+        if response.ever_released && response.withdrawn {
+            outcome.withdrawals = true;
+        }
+        if response.ever_released && !response.withdrawn {
+            outcome.stayers_released += 1;
+            if !last_exported.contains(&index) {
+                outcome.stayers_withheld += 1;
+            }
+        }
+    }
     outcome.smallest_class = auditor.smallest_class;
     for (fate, &index) in outcome.arrivals.iter_mut().zip(&arrival_of) {
         let response = &auditor.responses[index];
