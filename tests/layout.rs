@@ -215,6 +215,24 @@ fn nothing_outside_the_engine_folders_branches_on_the_engine() {
     assert!(branches.is_empty(), "engine branches: {branches:#?}");
 }
 
+/// Every line of code outside `src/db/` (handlers, services, the command line, exports:
+/// everything but storage itself) that `pattern` finds, with its file.
+fn lines_outside_storage(pattern: &Regex) -> Vec<String> {
+    let mut found = Vec::new();
+    let outside_storage = rust_files(&source("src"))
+        .into_iter()
+        .filter(|path| !path.starts_with(source("src/db")));
+    for path in outside_storage {
+        let shown = shown(&path);
+        for line in code(&path).lines() {
+            if pattern.is_match(line) {
+                found.push(format!("{shown}: {}", line.trim()));
+            }
+        }
+    }
+    found
+}
+
 /// Handlers extract, parse, ask storage by meaning and render: no closure over a connection
 /// and no query function of `src/db` is called from `src/http/`.
 #[test]
@@ -223,19 +241,7 @@ fn handlers_ask_storage_by_meaning_and_hold_no_connection() {
         r"\|connection\||&Conn\b|\.read\(move|\.write\(move|write_then_|(crate::db::|[^:\w])(queries|responses|releases|redemptions|closing|counts)::[a-z_]+\(",
     )
     .unwrap();
-    let mut calls = Vec::new();
-    // Handlers, services, the command line, exports: everything but storage itself.
-    let outside_storage = rust_files(&source("src"))
-        .into_iter()
-        .filter(|path| !path.starts_with(source("src/db")));
-    for path in outside_storage {
-        let shown = shown(&path);
-        for line in code(&path).lines() {
-            if storage_call.is_match(line) {
-                calls.push(format!("{shown}: {}", line.trim()));
-            }
-        }
-    }
+    let calls = lines_outside_storage(&storage_call);
     assert!(
         calls.is_empty(),
         "storage reached around the seam: {calls:#?}"
@@ -245,26 +251,15 @@ fn handlers_ask_storage_by_meaning_and_hold_no_connection() {
 /// Report-derived figures reach services and handlers only as `Released`, which the release
 /// module alone builds from a snapshot: nothing outside `src/db/` names the stored counts
 /// (`report_counts`, the stored responses, the release tables), imports the release module
-/// (`db::releases`, whose `Figures` are a snapshot's) or builds a `Released` itself (issue 41). A view that would read unreleased data has no
-/// function to call.
+/// (`db::releases`, whose `Figures` are a snapshot's) or builds a `Released` itself (issue
+/// 41). A view that would read unreleased data has no function to call.
 #[test]
 fn services_and_handlers_reach_report_figures_only_through_released() {
     let around = Regex::new(
         r"report_counts|stored_responses|arriving_responses|cell_releases|release_members|released_pairs|\bdb::releases\b|\bFiguresAsOf\b|PairTables|ReleasedCell|Released::for_audit|Released\s*\{",
     )
     .unwrap();
-    let mut found = Vec::new();
-    let outside_storage = rust_files(&source("src"))
-        .into_iter()
-        .filter(|path| !path.starts_with(source("src/db")));
-    for path in outside_storage {
-        let shown = shown(&path);
-        for line in code(&path).lines() {
-            if around.is_match(line) {
-                found.push(format!("{shown}: {}", line.trim()));
-            }
-        }
-    }
+    let found = lines_outside_storage(&around);
     assert!(
         found.is_empty(),
         "stored counts reached around Released: {found:#?}"

@@ -13,7 +13,8 @@ use crate::routes::routes_in;
 
 const METHODS: [&str; 7] = ["get", "head", "post", "put", "patch", "delete", "options"];
 
-async fn document(app: &TestApp) -> Value {
+/// The OpenAPI document the server serves (also read by the disclosure auditor's list).
+pub async fn document(app: &TestApp) -> Value {
     let response = app
         .client
         .get(app.url("/api/openapi.json"))

@@ -112,18 +112,10 @@ async fn a_withheld_stayer_is_never_released_again_with_new_responses() {
     assert_eq!(outcome.released_at_close, 7 + 6);
 }
 
+/// Creates and opens a survey; returns its slug and question ids (as the API's keys).
 async fn open(app: &TestApp, token: &str, definition: Value) -> (String, Vec<String>) {
-    let created = app.create_survey(token, &definition).await;
-    assert_eq!(created.status(), 201);
-    let body: Value = created.json().await.unwrap();
-    let slug = body["slug"].as_str().unwrap().to_owned();
-    let opened = app
-        .owner_post(token, &format!("/api/surveys/{slug}/open"))
-        .await;
-    assert_eq!(opened.status(), 200);
-    let ids = body["questions"]
-        .as_array()
-        .unwrap()
+    let (slug, questions) = super::reproductions::open(app, token, definition).await;
+    let ids = questions
         .iter()
         .map(|q| q["id"].as_i64().unwrap().to_string())
         .collect();

@@ -120,16 +120,7 @@ async fn every_owner_view_of_the_router_is_read_by_the_auditor_or_shows_no_figur
 
     // The API's parameters, from the OpenAPI document; the pages', from their query type.
     let app = spawn_app().await;
-    let document: Value = app
-        .client
-        .get(app.url("/api/openapi.json"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let documented = documented_parameters(&document);
+    let documented = documented_parameters(&crate::openapi::document(&app).await);
     let known: BTreeSet<&str> = PARAMETERS.iter().map(|(name, _)| *name).collect();
     let mut unknown = Vec::new();
     for (path, _) in READ.iter().filter(|(path, _)| path.starts_with("/api/")) {

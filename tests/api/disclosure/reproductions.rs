@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use crate::common::{spawn_app, TestApp, TokenDevice};
 
 /// Creates and opens a survey; returns (token, slug, the questions as the server lists them).
-async fn open(app: &TestApp, token: &str, definition: Value) -> (String, Vec<Value>) {
+pub(super) async fn open(app: &TestApp, token: &str, definition: Value) -> (String, Vec<Value>) {
     let created = app.create_survey(token, &definition).await;
     assert_eq!(created.status(), 201, "{}", created.text().await.unwrap());
     let body: Value = created.json().await.unwrap();
