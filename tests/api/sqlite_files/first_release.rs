@@ -96,6 +96,23 @@ async fn a_database_of_the_first_release_is_migrated_in_place_with_everything_ke
     let invited = app.results(token.expose(), "invited-only-89997def").await;
     assert_eq!(invited["release"]["withheld_responses"], 3, "{invited}");
     assert_eq!(invited["questions"][0]["n"], 0);
+    // Migration 0012: an open survey without grouping questions or invitations, outside the
+    // release model until then, holds its stored responses as one release, and exports once
+    // closed like every survey.
+    let honesty = app.results(token.expose(), "exam-honesty-8c53ebf4").await;
+    assert_eq!(honesty["status"], "open", "{honesty}");
+    assert_eq!(
+        honesty["release"]["released_responses"], honesty["responses"],
+        "{honesty}"
+    );
+    assert_eq!(honesty["release"]["withheld_responses"], 0);
+    let export = app
+        .owner_get(
+            token.expose(),
+            "/api/surveys/exam-honesty-8c53ebf4/export.csv",
+        )
+        .await;
+    assert_eq!(export.status(), 409);
     for slug in ["exam-honesty-8c53ebf4"] {
         let before: Value = serde_json::from_str(
             &std::fs::read_to_string(format!(
