@@ -609,8 +609,7 @@ pub async fn run(scenario: &Scenario, host: &mut Host) -> Result<Outcome, String
                 break read;
             }
             let after = node.results(&token, &slug).await;
-            let same = |value: &Value| (value["status"].clone(), value["release"].clone());
-            if same(&before) == same(&after) && same(&read.0) == same(&after) {
+            if same_state(&before, &after) && same_state(&read.0, &after) {
                 break read;
             }
         };
@@ -648,22 +647,6 @@ pub async fn run(scenario: &Scenario, host: &mut Host) -> Result<Outcome, String
                 return Err(fail(step, format!("joint answered {status}: {body}")));
             }
             read.insert(format!("joint {order}"), body);
-        }
-        // The results as asked otherwise (`?null=`, `?simultaneous=`), and the live pages'
-        // JSON: each recomputed from one set of responses.
-        let mut variants = Vec::new();
-        for (query, asked) in asked_variants() {
-            let path = format!("/api/surveys/{slug}/results?{query}");
-            let body: Value = node.owner_get(&token, &path).await.json().await.unwrap();
-            variants.push((path, asked, body));
-        }
-        // A survey closing by time may have closed since: then these reads belong to no read.
-        if unchanged(scenario, node, &token, &slug, &results).await {
-            for (path, asked, body) in variants {
-                auditor
-                    .match_results_as_asked(&survey, &released, &body, asked)
-                    .map_err(|e| fail(step, format!("{path}: {e}")))?;
-            }
         }
         if now_status == "closed" {
             if export_status != 200 {
@@ -703,53 +686,26 @@ pub async fn run(scenario: &Scenario, host: &mut Host) -> Result<Outcome, String
                 format!("an open survey's export: {export_status}"),
             ));
         }
+        // The other reads of this moment: the results as asked otherwise (`?null=`,
+        // `?simultaneous=`), the NDJSON export, the live pages' JSON and the pages.
+        let mut variants = Vec::new();
+        for (query, asked) in asked_variants() {
+            let path = format!("/api/surveys/{slug}/results?{query}");
+            let body: Value = node.owner_get(&token, &path).await.json().await.unwrap();
+            variants.push((path, asked, body));
+        }
         let ndjson = node
             .owner_get(&token, &format!("/api/surveys/{slug}/export.ndjson"))
             .await;
         let ndjson = (ndjson.status().as_u16(), ndjson.text().await.unwrap());
-        let csv_records: BTreeSet<&str> = export_body
-            .lines()
-            .skip(1)
-            .filter_map(|line| line.split(',').next())
-            .collect();
-        if ndjson.0 != export_status && unchanged(scenario, node, &token, &slug, &results).await {
-            return Err(fail(
-                step,
-                format!(
-                    "export.ndjson answered {}, export.csv {export_status}",
-                    ndjson.0
-                ),
-            ));
-        }
-        if ndjson.0 == 200 && export_status == 200 {
-            let records: BTreeSet<String> = ndjson
-                .1
-                .lines()
-                .map(|line| {
-                    serde_json::from_str::<Value>(line).unwrap()["record_id"]
-                        .as_str()
-                        .unwrap()
-                        .to_owned()
-                })
-                .collect();
-            if records.iter().map(String::as_str).collect::<BTreeSet<_>>() != csv_records {
-                return Err(fail(
-                    step,
-                    "export.ndjson holds other records than export.csv".to_owned(),
-                ));
-            }
-        }
-        let views_now = Value::Object(read.clone());
-        let results_json = host
+        let results_json: Value = host
             .browser_on(step + 1)
             .get(&format!("/surveys/{slug}/results.json"))
-            .await;
-        let results_json: Value = results_json.json().await.unwrap();
-        if unchanged(scenario, host.node(step + 1), &token, &slug, &results).await {
-            auditor
-                .match_results(&survey, &released, &results_json)
-                .map_err(|e| fail(step, format!("results.json: {e}")))?;
-        }
+            .await
+            .json()
+            .await
+            .unwrap();
+        let mut pages = Vec::new();
         for path in page_paths(&slug, &grouping_ids, step) {
             let browser = host.browser_on(step + 1);
             // The pages show the respondents' link (and its QR code): the node's address.
@@ -757,37 +713,31 @@ pub async fn run(scenario: &Scenario, host: &mut Host) -> Result<Outcome, String
             let page = browser.get(&path).await;
             let page_status = page.status().as_u16();
             let page = reads::normalized(&page.text().await.unwrap());
-            // Closed by time since the views were read: this page belongs to no read.
-            if !unchanged(scenario, host.node(step + 1), &token, &slug, &results).await {
-                continue;
+            pages.push((address, path, page_status, page));
+        }
+        // A survey closing by time may have closed since the views were read (a close is for
+        // good, so one look afterwards covers every read): then these reads belong to no read.
+        if unchanged(scenario, host.node(step + 1), &token, &slug, &results).await {
+            for (path, asked, body) in variants {
+                auditor
+                    .match_results_as_asked(&survey, &released, &body, asked)
+                    .map_err(|e| fail(step, format!("{path}: {e}")))?;
             }
-            let key = format!("{address}{path} {results} {views_now}");
-            match pages_seen.get(&key) {
-                Some(seen) if *seen != page => {
-                    let at = seen
-                        .bytes()
-                        .zip(page.bytes())
-                        .position(|(a, b)| a != b)
-                        .unwrap_or(seen.len().min(page.len()));
-                    let around = |text: &str| {
-                        let bytes =
-                            &text.as_bytes()[at.saturating_sub(120)..(at + 120).min(text.len())];
-                        String::from_utf8_lossy(bytes).into_owned()
-                    };
-                    return Err(fail(
-                        step,
-                        format!(
-                            "{path} ({page_status}) changed while every API view read with it \
-                             stayed the same: it shows something they do not (before: {:?}, \
-                             now: {:?})",
-                            around(seen),
-                            around(&page)
-                        ),
-                    ));
-                }
-                Some(_) => {}
-                None => {
-                    pages_seen.insert(key, page);
+            check_ndjson(&ndjson, export_status, &export_body).map_err(|e| fail(step, e))?;
+            auditor
+                .match_results(&survey, &released, &results_json)
+                .map_err(|e| fail(step, format!("results.json: {e}")))?;
+            let views_now = Value::Object(read.clone());
+            for (address, path, page_status, page) in pages {
+                let key = format!("{address}{path} {results} {views_now}");
+                match pages_seen.get(&key) {
+                    Some(seen) if *seen != page => {
+                        return Err(fail(step, page_changed(&path, page_status, seen, &page)));
+                    }
+                    Some(_) => {}
+                    None => {
+                        pages_seen.insert(key, page);
+                    }
                 }
             }
         }
@@ -863,6 +813,60 @@ pub async fn run(scenario: &Scenario, host: &mut Host) -> Result<Outcome, String
     Ok(outcome)
 }
 
+/// Whether two reads of the results saw the survey in one state (its status and release).
+fn same_state(one: &Value, other: &Value) -> bool {
+    one["status"] == other["status"] && one["release"] == other["release"]
+}
+
+/// The NDJSON export read with the CSV: the same status, and once closed the same records.
+fn check_ndjson((status, body): &(u16, String), csv_status: u16, csv: &str) -> Result<(), String> {
+    if *status != csv_status {
+        return Err(format!(
+            "export.ndjson answered {status}, export.csv {csv_status}"
+        ));
+    }
+    if *status != 200 {
+        return Ok(());
+    }
+    let csv_records: BTreeSet<&str> = csv
+        .lines()
+        .skip(1)
+        .filter_map(|line| line.split(',').next())
+        .collect();
+    let records: Vec<Value> = body
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let records: BTreeSet<&str> = records
+        .iter()
+        .map(|record| record["record_id"].as_str().unwrap())
+        .collect();
+    if records != csv_records {
+        return Err("export.ndjson holds other records than export.csv".to_owned());
+    }
+    Ok(())
+}
+
+/// Why a page read with the same API views as an earlier one differs from it, around the
+/// first byte that differs.
+fn page_changed(path: &str, status: u16, seen: &str, page: &str) -> String {
+    let at = seen
+        .bytes()
+        .zip(page.bytes())
+        .position(|(a, b)| a != b)
+        .unwrap_or(seen.len().min(page.len()));
+    let around = |text: &str| {
+        let bytes = &text.as_bytes()[at.saturating_sub(120)..(at + 120).min(text.len())];
+        String::from_utf8_lossy(bytes).into_owned()
+    };
+    format!(
+        "{path} ({status}) changed while every API view read with it stayed the same: it shows \
+         something they do not (before: {:?}, now: {:?})",
+        around(seen),
+        around(page)
+    )
+}
+
 /// Whether the survey is still as `results` saw it (status and release): always, unless it
 /// closes by time, which can happen between two reads.
 async fn unchanged(
@@ -875,8 +879,7 @@ async fn unchanged(
     if scenario.stop != Stop::Time {
         return true;
     }
-    let now = node.results(token, slug).await;
-    now["status"] == results["status"] && now["release"] == results["release"]
+    same_state(&node.results(token, slug).await, results)
 }
 
 /// The results' other ways of asking (`reads::PARAMETERS`): `?null=` at 0 and 0.5, and
