@@ -88,14 +88,6 @@ pub fn counters(connection: &Conn, survey_id: SurveyId) -> Result<ReleaseCounter
     })
 }
 
-/// The survey's responses not released (yet, or at close for good).
-pub fn unreleased_count(connection: &Conn, survey_id: SurveyId) -> Result<u64, AppError> {
-    let n: i64 = connection
-        .prepare_cached("SELECT count(*) FROM unreleased_responses WHERE survey_id = ?1")?
-        .query_row([survey_id.get()], |row| row.get(0))?;
-    count_from_sql(n)
-}
-
 /// The record ids of the survey's responses in the figures now: released, in a release not
 /// withheld (the disclosure auditor compares the owner's figures with them:
 /// `tests/api/disclosure/`).
